@@ -1,0 +1,63 @@
+# pgbench-kb — every target sets itself up (`setup` is implicit): a fresh clone needs only
+#   make bench && make site      measure this machine, then build the wiki into public/
+#   make test                    the whole test suite
+# Run `make` or `make help` for the list.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -Eeuo pipefail -c
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+
+PYTHON   ?= python3
+VENV     := .venv
+BIN      := $(VENV)/bin
+PROFILE  ?= default
+PORT     ?= 1313
+# The stamp is keyed on the lock file and pyproject: a second `make setup` with nothing
+# changed is a file check, not an install.
+STAMP    := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | sha256sum | cut -c1-16)
+
+.PHONY: help setup bench site serve check test lint perf clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo "  variables: PROFILE=$(PROFILE) (bench: smoke|default|scaling|durability|memory), PORT=$(PORT) (serve)"
+
+setup: $(STAMP) ## create .venv with the pinned tools (done by every other target)
+
+$(STAMP): requirements.lock pyproject.toml
+	@rm -f $(VENV)/.installed-*
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check --disable-pip-version-check >/dev/null
+	@touch $@
+
+bench: setup ## run a bench profile (PROFILE=…) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
+	scripts/bench.sh --profile "$(PROFILE)"
+
+check: setup ## validate run files and hardware notes
+	$(BIN)/kb check
+
+site: check ## check, derive, build with Hugo, index with Pagefind → public/
+	$(BIN)/kb derive
+	rm -rf public
+	$(BIN)/hugo --quiet --panicOnWarning
+	$(BIN)/python -m pagefind_bin --site public --silent
+
+serve: site ## build, then serve public/ on http://127.0.0.1:$(PORT)/
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory public $(PORT)
+
+test: setup ## run the whole test suite (unit, golden, PostgreSQL, Hugo, Chromium)
+	$(BIN)/python -m pytest
+
+lint: setup ## ruff (lint + format check) and shellcheck
+	$(BIN)/ruff check scripts tests
+	$(BIN)/ruff format --check scripts tests
+	$(BIN)/shellcheck --severity=style scripts/*.sh scripts/lib/*.sh .ci/run
+
+perf: setup ## run the performance benchmarks and print their figures
+	@for b in tests/perf/bench_*.py; do echo "== $$b"; $(BIN)/python "$$b"; done
+
+clean: ## remove generated files (keeps .venv, data/ and content/)
+	rm -rf public build resources .pytest_cache .hugo_build.lock

@@ -1,0 +1,3 @@
+from pgbench_kb.cli import main
+
+raise SystemExit(main())

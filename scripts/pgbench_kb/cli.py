@@ -1,0 +1,248 @@
+"""The ``kb`` command line: the only module that talks to a terminal.
+
+Each command is a small function that takes the parsed arguments and returns an exit status.
+Domain errors (``KbError``) become one ``error: …`` line on stderr and the error's exit status;
+nothing else is caught, so a bug still shows its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pgbench_kb import __version__
+from pgbench_kb.errors import KbError
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    summary: str
+    example: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+# ---------------------------------------------------------------------------------------------
+# kb parse
+
+
+def _configure_parse(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="pgbench output or log file(s); '-' reads standard input; several per-thread "
+        "log files of one run are merged",
+    )
+
+
+def _run_parse(args: argparse.Namespace) -> int:
+    from pgbench_kb.parse import parse_paths
+
+    result = parse_paths(args.files)
+    json.dump(result, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# kb import
+
+
+def _configure_import(p: argparse.ArgumentParser) -> None:
+    p.add_argument("raw", nargs="*", metavar="RAW", help="raw pgbench output file(s); '-' = stdin")
+    p.add_argument(
+        "--machine", help="slug of the server's hardware note (content/hardware/SLUG.md)"
+    )
+    p.add_argument(
+        "--meta", type=Path, metavar="YAML", help="metadata file (same keys as a run file)"
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one metadata field by dotted path, e.g. storage.controller.battery_backed=true "
+        "(repeatable; values are read as YAML scalars)",
+    )
+    p.add_argument(
+        "--harness-dir",
+        type=Path,
+        metavar="DIR",
+        help="a trial folder written by scripts/bench.sh (facts, command, raw output, logs)",
+    )
+    p.add_argument(
+        "--root", type=Path, default=Path("."), help="project root holding data/ (default: .)"
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the run file instead of writing it"
+    )
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from pgbench_kb.importer import import_run
+
+    written = import_run(
+        raw_paths=args.raw,
+        machine=args.machine,
+        meta_path=args.meta,
+        sets=args.sets,
+        harness_dir=args.harness_dir,
+        root=args.root,
+        dry_run=args.dry_run,
+        stdin=sys.stdin,
+        stdout=sys.stdout,
+    )
+    if written is not None:
+        print(written)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# kb check
+
+
+def _configure_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="run files, hardware notes or folders (default: data/runs and content/hardware)",
+    )
+    p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from pgbench_kb.check import check_paths, format_report
+
+    report = check_paths(args.paths, root=args.root)
+    sys.stdout.write(format_report(report))
+    return 1 if report.errors else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# kb derive
+
+
+def _configure_derive(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="where generated content and data go (default: ROOT/build/site)",
+    )
+
+
+def _run_derive(args: argparse.Namespace) -> int:
+    from pgbench_kb.derive import derive_site
+
+    summary = derive_site(root=args.root, out=args.out)
+    print(summary)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# kb plan
+
+
+def _configure_plan(p: argparse.ArgumentParser) -> None:
+    p.add_argument("profile", help="profile name (scripts/profiles/NAME.yaml) or a YAML path")
+    p.add_argument(
+        "--cores", type=int, default=None, help="client cores for choosing threads (default: nproc)"
+    )
+
+
+def _run_plan(args: argparse.Namespace) -> int:
+    from pgbench_kb.profile import load_profile, render_plan
+
+    profile = load_profile(args.profile)
+    sys.stdout.write(render_plan(profile, cores=args.cores))
+    return 0
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "parse",
+        "read pgbench output or a log (8.0 to 18) and print it as JSON",
+        "kb parse pgbench-output.txt\n  kb parse pgbench_log.1234 pgbench_log.1234.1\n"
+        "  pbpaste | kb parse -",
+        _configure_parse,
+        _run_parse,
+    ),
+    Command(
+        "import",
+        "turn raw pgbench output and its metadata into a new run file",
+        "kb import out.txt --machine dl380-g4 --set origin=transcribed "
+        "--set storage.data.array.level=raid10",
+        _configure_import,
+        _run_import,
+    ),
+    Command(
+        "check",
+        "validate run files and hardware notes; every problem as path:line: field: message",
+        "kb check\n  kb check data/runs/2026/11/my-run.yaml content/hardware/my-box.md",
+        _configure_check,
+        _run_check,
+    ),
+    Command(
+        "derive",
+        "write the generated pages, data and charts that Hugo lays out",
+        "kb derive && hugo",
+        _configure_derive,
+        _run_derive,
+    ),
+    Command(
+        "plan",
+        "expand a bench profile into its trials (one line each, for scripts/bench.sh)",
+        "kb plan smoke",
+        _configure_plan,
+        _run_plan,
+    ),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kb",
+        description="pgbench-kb: parse, check, import and publish pgbench results.",
+        epilog="Run 'kb COMMAND --help' for a command's options and an example.",
+    )
+    parser.add_argument("--version", action="version", version=f"kb {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        p = sub.add_parser(
+            command.name,
+            help=command.summary,
+            description=command.summary[0].upper() + command.summary[1:] + ".",
+            epilog=f"example:\n  {command.example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        command.configure(p)
+        p.set_defaults(handler=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except KbError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
