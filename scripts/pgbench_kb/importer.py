@@ -22,14 +22,14 @@ from typing import IO, Any
 
 import yaml
 
-from pgbench_kb import __version__, facts
+from pgbench_kb import trial
 from pgbench_kb.errors import RunImportError
-from pgbench_kb.parse import parse_paths, parse_text
+from pgbench_kb.parse import parse_text
+from pgbench_kb.runbuild import benchmark_from, results_from, skeleton
 from pgbench_kb.runfile import (
     HARDWARE_DIR,
     RAW_DIR,
     RUNS_DIR,
-    SCHEMA_VERSION,
     dump_run,
     dump_yaml,
     load_yaml_file,
@@ -38,59 +38,7 @@ from pgbench_kb.runfile import (
 )
 from pgbench_kb.schema import validate_run
 
-BUILTIN_BY_TYPE = {
-    "tpc-b (sort of)": "tpcb-like",
-    "<builtin: tpc-b (sort of)>": "tpcb-like",
-    "select only": "select-only",
-    "<builtin: select only>": "select-only",
-    "<builtin: simple update>": "simple-update",
-    "update only accounts": "simple-update",
-    "update only pgbench_accounts": "simple-update",
-}
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-
-
-def skeleton() -> dict[str, Any]:
-    """An empty run file: every section present, every unknown value null."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "id": None,
-        "origin": "measured",
-        "provenance": {
-            "contributor": None,
-            "recorded_at": None,
-            "source": {"title": None, "kind": "measurement", "year": None, "url": None},
-            "harness": None,
-            "declared": [],
-            "notes": None,
-        },
-        "machine": None,
-        "server": None,
-        "client": {"same_as_server": True, "machine": None, "network": None},
-        "storage": None,
-        "postgres": None,
-        "benchmark": {
-            "pgbench_version": None,
-            "command": None,
-            "workload": {"name": None, "scripts": []},
-            "scale": None,
-            "clients": None,
-            "threads": None,
-            "duration_s": None,
-            "transactions_per_client": None,
-            "query_mode": None,
-            "rate_limit_tps": None,
-            "latency_limit_ms": None,
-            "max_tries": None,
-            "other_flags": [],
-            "reset": None,
-            "warmup_s": None,
-        },
-        "repeat": None,
-        "results": None,
-        "server_stats": None,
-        "raw": [],
-    }
 
 
 def set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
@@ -141,77 +89,6 @@ def leaf_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
     return paths
 
 
-def workload_name(parsed: dict[str, Any]) -> str | None:
-    kind = (parsed.get("transaction_type") or "").strip()
-    if not kind:
-        return None
-    return BUILTIN_BY_TYPE.get(kind.lower(), Path(kind).stem if "/" in kind else kind)
-
-
-def results_from(parsed: dict[str, Any], log: dict[str, Any] | None) -> dict[str, Any]:
-    progress = parsed.get("progress") or []
-    results: dict[str, Any] = {
-        "statistic": "single",
-        "of_runs": 1,
-        "samples": None,
-        "tps": parsed.get("tps"),
-        "tps_including_connections": parsed.get("tps_including_connections"),
-        "latency_avg_ms": parsed.get("latency_avg_ms"),
-        "latency_stddev_ms": parsed.get("latency_stddev_ms"),
-        "latency_percentiles_ms": None,
-        "transactions_processed": parsed.get("transactions_processed"),
-        "failed_transactions": parsed.get("failed_transactions"),
-        "initial_connection_time_ms": parsed.get("initial_connection_time_ms"),
-        "aborted": bool(parsed.get("aborted")),
-        "statements": parsed.get("statements") or [],
-        "progress": None,
-    }
-    if progress:
-        results["progress"] = {
-            "t_s": [p.get("t_s") for p in progress],
-            "tps": [p.get("tps") for p in progress],
-            "latency_ms": [p.get("latency_ms") for p in progress],
-        }
-    if log is not None:
-        latency = log.get("latency_ms") or {}
-        results["latency_percentiles_ms"] = {
-            key: latency.get(key) for key in ("p50", "p90", "p95", "p99", "p999", "max")
-        }
-    return results
-
-
-def benchmark_from(parsed: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
-    bench = copy.deepcopy(base)
-    bench.update(
-        {
-            "pgbench_version": parsed.get("pgbench_version"),
-            "scale": parsed.get("scale"),
-            "clients": parsed.get("clients"),
-            "threads": parsed.get("threads"),
-            "duration_s": parsed.get("duration_s"),
-            "transactions_per_client": parsed.get("transactions_per_client"),
-            "query_mode": parsed.get("query_mode"),
-            "max_tries": parsed.get("max_tries"),
-        }
-    )
-    name = workload_name(parsed)
-    bench["workload"] = {
-        "name": name,
-        "scripts": [
-            {
-                "builtin": name if name in BUILTIN_BY_TYPE.values() else None,
-                "file": None,
-                "sha256": None,
-                "text": None,
-                "weight": 1,
-            }
-        ]
-        if name
-        else [],
-    }
-    return bench
-
-
 def _timestamp_of(recorded_at: Any) -> str:
     """``20261122T001500Z`` (or ``20060601`` for a date) from an ISO date or time."""
     text = str(recorded_at)
@@ -246,60 +123,6 @@ def _require(run: dict[str, Any], dotted: str, how: str) -> None:
         node = node.get(key) if isinstance(node, dict) else None
     if node in (None, ""):
         raise RunImportError("missing", field=dotted, hint=how)
-
-
-def build_from_harness(trial: Path) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
-    """The run (without id and raw), the pgbench output text, and the logs found in ``trial``."""
-    info = facts.read_tsv_pairs(trial / "trial.tsv")
-    out_path = trial / "pgbench.out"
-    if not out_path.is_file():
-        raise RunImportError("no pgbench.out in the trial folder", path=str(trial))
-    text = out_path.read_text(encoding="utf-8", errors="replace")
-    parsed = parse_text(text, source=str(out_path))
-    logs = sorted(trial.glob("pgbench_log.*"))
-    log_result = parse_paths([str(p) for p in logs]) if logs else None
-
-    run = skeleton()
-    _argv, shown = facts.command_line(trial)
-    run["provenance"]["recorded_at"] = info.get("started_at")
-    run["provenance"]["harness"] = {
-        "name": "pgbench-kb",
-        "version": __version__,
-        "profile": info.get("profile"),
-        "target": info.get("target"),
-    }
-    run["server"] = facts.host_facts(trial / "facts" / "server")
-    storage_root = trial / "facts" / "server"
-    data = facts.storage_facts(storage_root, 1)
-    wal = facts.storage_facts(storage_root, 2)
-    run["storage"] = {
-        "data": data,
-        "wal": {
-            "placement": "with-data"
-            if data and wal and data.get("device") == wal.get("device")
-            else None,
-            **(wal or {}),
-        },
-        "controller": {"model": None, "write_cache": None, "battery_backed": None},
-    }
-    run["postgres"] = facts.postgres_facts(trial / "facts" / "postgres")
-    run["postgres"]["database_size_bytes"] = facts._int_or_none(
-        facts._read(trial / "database_size.txt")
-    )
-    run["client"]["network"] = "local-socket"
-    run["benchmark"] = benchmark_from(parsed, run["benchmark"])
-    run["benchmark"]["command"] = shown
-    run["benchmark"]["reset"] = info.get("reset")
-    if info.get("workload"):
-        run["benchmark"]["workload"]["name"] = info["workload"]
-    run["repeat"] = {
-        "group": info.get("group"),
-        "index": facts._int_or_none(info.get("repeat")),
-        "of": facts._int_or_none(info.get("repeats")),
-    }
-    run["results"] = results_from(parsed, log_result)
-    log_blobs = [(p.name, p.read_bytes()) for p in logs]
-    return run, text, log_blobs
 
 
 def build_from_raw(
@@ -370,7 +193,7 @@ def import_run(
 ) -> Path | None:
     """Build, validate and write one run file; return its path (None with ``dry_run``)."""
     if harness_dir is not None:
-        run, text, logs = build_from_harness(harness_dir)
+        run, text, logs = trial.build_from_trial(harness_dir)
     else:
         run, text, logs = build_from_raw(raw_paths, stdin)
 
