@@ -39,11 +39,8 @@ bench: setup ## run a bench profile (PROFILE=…) on a throwaway PostgreSQL; wri
 check: setup ## validate run files and hardware notes
 	$(BIN)/kb check
 
-site: check ## check, derive, build with Hugo, index with Pagefind → public/
-	$(BIN)/kb derive
-	rm -rf public
-	$(BIN)/hugo --quiet --panicOnWarning
-	$(BIN)/python -m pagefind_bin --site public --silent
+site: setup ## check, derive, build with Hugo, index with Pagefind → public/
+	scripts/site.sh
 
 serve: site ## build, then serve public/ on http://127.0.0.1:$(PORT)/
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory public $(PORT)
