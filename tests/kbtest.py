@@ -1,0 +1,97 @@
+"""Helpers for the tests: paths of this checkout, the real kb command, a site build and a local
+static file server. Fixtures built on them live in conftest.py."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_BIN = REPO / ".venv" / "bin"
+KB = VENV_BIN / "kb"
+SHARED = REPO.parent / "shared"
+REFERENCE_OUTPUTS = SHARED / "reference" / "pgbench-outputs"
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+SITE_SOURCES = ("config.toml", "layouts", "static", "content")
+
+
+def run_kb(*args: str, cwd: Path | None = None, input: str | None = None):
+    """Run the real installed ``kb`` and return the completed process (never raises)."""
+    return subprocess.run(
+        [str(KB), *args], cwd=cwd, input=input, capture_output=True, text=True, timeout=120
+    )
+
+
+def build_site(root: Path) -> Path:
+    """Build the site of ``root`` with the real scripts/site.sh; return its public/ folder."""
+    done = subprocess.run(
+        [str(REPO / "scripts" / "site.sh"), "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"site build failed:\n{done.stdout}\n{done.stderr}"
+    return root / "public"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *_args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 (a free port) for the duration; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+TEST_NOTE = """---
+title: Test server
+description: A machine for the site tests.
+---
+A small test machine.
+"""
+
+
+def import_reference_run(root: Path, name: str = "wiki-8.0-raid5-4x10k.txt") -> Path:
+    """Import a reference output into ``root`` with a hardware note; return the run file."""
+    (root / "content" / "hardware" / "test-server.md").write_text(TEST_NOTE, encoding="utf-8")
+    done = run_kb(
+        "import",
+        str(REFERENCE_OUTPUTS / name),
+        "--root",
+        str(root),
+        "--machine",
+        "test-server",
+        "--set",
+        "provenance.recorded_at=2006-06-01",
+        "--set",
+        "provenance.contributor=site test",
+    )
+    assert done.returncode == 0, done.stderr
+    return Path(done.stdout.strip())

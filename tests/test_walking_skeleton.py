@@ -1,0 +1,48 @@
+"""End to end, as a person uses it: measure with the real embedded PostgreSQL and pgbench
+(smoke profile), build the site with the real Hugo and Pagefind, and find the new run on the
+home page in real headless Chromium."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+import yaml
+
+from kbtest import REPO, build_site, serve
+
+pytestmark = [pytest.mark.postgres, pytest.mark.site, pytest.mark.browser]
+
+
+def test_bench_then_site_shows_the_run_just_measured(project_root, browser):
+    bench = subprocess.run(
+        [
+            str(REPO / "scripts" / "bench.sh"),
+            "--profile",
+            "smoke",
+            "--root",
+            str(project_root),
+            "--machine",
+            "skeleton-test",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert bench.returncode == 0, bench.stderr
+    run_files = sorted((project_root / "data" / "runs").rglob("*.yaml"))
+    assert len(run_files) == 1
+    run = yaml.safe_load(run_files[0].read_text(encoding="utf-8"))
+    assert run["origin"] == "measured"
+    assert run["results"]["tps"] > 0
+    assert run["benchmark"]["clients"] == 2
+    assert run["postgres"]["version"].startswith("18")
+    assert (project_root / "content" / "hardware" / "skeleton-test.md").is_file()
+
+    public = build_site(project_root)
+    with serve(public) as base:
+        page = browser.new_page()
+        page.goto(base)
+        row = page.locator(f'tr[data-run-id="{run["id"]}"]')
+        assert row.count() == 1
+        assert f"{run['results']['tps']:,.1f}" in row.inner_text()
