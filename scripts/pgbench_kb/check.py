@@ -1,19 +1,89 @@
 """``kb check``: validate run files and hardware notes, collecting every problem before
 reporting. Each problem is printed as ``path:line: field: message`` and the report ends with
 counts; errors make the command exit 1, warnings alone do not.
+
+Three layers, each a pure function of what the one before produced:
+
+1. loading (``runfile``): UTF-8, safe YAML, no aliases, no duplicate keys, size limit;
+2. the schema (``schema``): types, enums, required and unknown keys, with "did you mean";
+3. meaning (this module): rules one file can break (``run_rules``), the raw output re-parsed and
+   compared, and rules across files (duplicates, noisy repeat groups) in ``across_runs``.
+
+Files are checked independently (in parallel worker processes when there are many), then the
+small per-file summaries are compared.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import statistics
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import frontmatter
 
 from pgbench_kb.errors import KbError
-from pgbench_kb.runfile import HARDWARE_DIR, RUNS_DIR, Loaded, load_yaml_file
-from pgbench_kb.schema import validate
+from pgbench_kb.runfile import (
+    HARDWARE_DIR,
+    RUNS_DIR,
+    Loaded,
+    load_yaml_text,
+    read_text_file,
+    sha256_bytes,
+)
+from pgbench_kb.schema import property_at, validate
+
+NOISY_CV = 0.05
+OUTLIER_SHARE = 0.20
+TPS_DURATION_TOLERANCE = 0.05
+STATISTIC_TOLERANCE = 0.01
+MAX_NOTE_BYTES = 1 * 2**20
+PARALLEL_FROM = 400
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+RAW_RESULT_FIELDS = (
+    "tps",
+    "tps_including_connections",
+    "latency_avg_ms",
+    "latency_stddev_ms",
+    "transactions_processed",
+    "failed_transactions",
+    "initial_connection_time_ms",
+)
+RAW_BENCHMARK_FIELDS = (
+    "scale",
+    "clients",
+    "threads",
+    "duration_s",
+    "transactions_per_client",
+    "query_mode",
+    "max_tries",
+)
+MIN_DISKS = {
+    "raid0": 2,
+    "raid1": 2,
+    "raid5": 3,
+    "raid6": 4,
+    "raid10": 4,
+    "raid50": 6,
+    "raid60": 8,
+    "zfs-mirror": 2,
+    "zfs-raidz": 2,
+    "zfs-raidz2": 3,
+    "zfs-raidz3": 4,
+}
+PERCENTILE_ORDER = ("min", "p50", "p90", "p95", "p99", "p999", "max")
+LINKS = {"10mbit", "100mbit", "1gbit", "10gbit", "25gbit", "40gbit", "100gbit"}
 
 
 @dataclass(frozen=True)
@@ -28,6 +98,28 @@ class Finding:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         label = "" if self.severity == "error" else "warning: "
         return f"{where}: {self.field}: {label}{self.message}"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A problem found in a run's data, before it is placed at a file's line."""
+
+    field: str
+    message: str
+    severity: str = "error"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What the checks across files need to know about one valid run file."""
+
+    path: str
+    id: str
+    raw_hashes: tuple[tuple[int, str], ...]
+    config_key: str
+    group: str | None
+    tps: float | None
+    lines: dict[str, int]
 
 
 @dataclass
@@ -54,59 +146,747 @@ def format_report(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path]]:
-    targets = [Path(p) for p in paths] or [root / RUNS_DIR, root / HARDWARE_DIR]
-    runs: list[Path] = []
-    notes: list[Path] = []
-    for target in targets:
-        files: Iterable[Path] = sorted(target.rglob("*")) if target.is_dir() else [target]
-        for path in files:
-            if path.suffix in {".yaml", ".yml"}:
-                runs.append(path)
-            elif path.suffix == ".md" and path.name != "_index.md":
-                notes.append(path)
-    return runs, notes
+# ---------------------------------------------------------------------------------------------
+# small helpers
 
 
-def check_run(path: Path, root: Path) -> list[Finding]:
+def _get(data: Any, dotted: str) -> Any:
+    node = data
+    for key in dotted.split("."):
+        if isinstance(node, dict):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
+
+
+def _num(value: float) -> str:
+    """A number as a person would write it: no trailing .0, at most 10 significant digits."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return f"{value:.10g}" if isinstance(value, float) else str(value)
+
+
+def _differs(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a != b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return a != b
+
+
+def _cv(values: Sequence[float]) -> float | None:
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / mean if mean else None
+
+
+def _outliers(values: Sequence[float]) -> list[tuple[int, float, float]]:
+    """(index, value, median of the others) for values far from the rest (3 or more values)."""
+    found = []
+    if len(values) < 3:
+        return found
+    for index, value in enumerate(values):
+        others = [v for i, v in enumerate(values) if i != index]
+        middle = statistics.median(others)
+        if middle and abs(value - middle) / middle > OUTLIER_SHARE:
+            found.append((index, value, middle))
+    return found
+
+
+def _date_prefix(text: str) -> str:
+    return re.sub(r"[^0-9]", "", text)[:8]
+
+
+# ---------------------------------------------------------------------------------------------
+# rules on one run (pure: data in, issues out)
+
+
+def rules_benchmark(run: dict[str, Any]) -> list[Issue]:
+    bench = run["benchmark"]
+    issues = []
+    clients, threads = bench.get("clients"), bench.get("threads")
+    if clients is not None and threads is not None and threads > clients:
+        issues.append(
+            Issue(
+                "benchmark.threads",
+                f"{threads} threads for {clients} clients; pgbench needs threads ≤ clients",
+            )
+        )
+    if bench.get("duration_s") is not None and bench.get("transactions_per_client") is not None:
+        issues.append(
+            Issue(
+                "benchmark.transactions_per_client",
+                "both duration_s (-T) and transactions_per_client (-t) are set; pgbench takes "
+                "one of them",
+            )
+        )
+    for index, script in enumerate(bench["workload"]["scripts"]):
+        where = f"benchmark.workload.scripts.{index}"
+        if script.get("builtin") is None and not (script.get("file") or script.get("text")):
+            issues.append(Issue(where, "a custom script needs its file name or its text"))
+        if script.get("builtin") is not None and (script.get("file") or script.get("text")):
+            issues.append(Issue(where, "a builtin script has no file or text"))
+        text, digest = script.get("text"), script.get("sha256")
+        if text is not None and digest is not None:
+            actual = sha256_bytes(text.encode("utf-8"))
+            if actual != digest:
+                issues.append(
+                    Issue(
+                        f"{where}.sha256",
+                        f"does not match the script text (its sha256 is {actual[:12]}…)",
+                    )
+                )
+    return issues
+
+
+def rules_results(run: dict[str, Any]) -> list[Issue]:
+    res = run["results"]
+    bench = run["benchmark"]
+    issues: list[Issue] = []
+    statistic, of_runs = res["statistic"], res["of_runs"]
+    if statistic == "single" and of_runs != 1:
+        issues.append(
+            Issue("results.of_runs", f"statistic single means one run, but of_runs is {of_runs}")
+        )
+    if statistic != "single" and of_runs < 2:
+        issues.append(
+            Issue("results.of_runs", f"a {statistic} summarises 2 runs or more, not {of_runs}")
+        )
+    issues += _rules_samples(res)
+    tps, processed = res.get("tps"), res.get("transactions_processed")
+    duration = bench.get("duration_s")
+    single = statistic == "single" and not res.get("aborted")
+    if single and tps and processed and duration:
+        expected = tps * duration
+        off = abs(processed - expected) / expected
+        if off > TPS_DURATION_TOLERANCE:
+            issues.append(
+                Issue(
+                    "results.transactions_processed",
+                    f"{processed} transactions in {_num(duration)} s do not match tps "
+                    f"{_num(tps)} (expected about {expected:.0f}, {off:.0%} off)",
+                )
+            )
+    issues += _rules_counts(res, bench)
+    issues += _rules_percentiles(res)
+    low, high = res.get("tps_min"), res.get("tps_max")
+    if tps is not None and low is not None and tps < low:
+        issues.append(Issue("results.tps_min", f"{_num(low)} is above tps {_num(tps)}"))
+    if tps is not None and high is not None and tps > high:
+        issues.append(Issue("results.tps_max", f"{_num(high)} is below tps {_num(tps)}"))
+    issues += _rules_progress(res)
+    failed = res.get("failed_transactions")
+    if failed:
+        share = f" ({failed / processed:.1%} of processed)" if processed else ""
+        issues.append(
+            Issue(
+                "results.failed_transactions",
+                f"{failed} transactions failed{share}; tps counts only the successful ones",
+                "warning",
+            )
+        )
+    if res.get("aborted"):
+        issues.append(
+            Issue("results.aborted", "the run was aborted; its figures are partial", "warning")
+        )
+    return issues
+
+
+def _rules_counts(res: dict[str, Any], bench: dict[str, Any]) -> list[Issue]:
+    clients, per_client = bench.get("clients"), bench.get("transactions_per_client")
+    processed, expected = res.get("transactions_processed"), res.get("transactions_expected")
+    if clients is None or per_client is None:
+        return []
+    planned = clients * per_client
+    if expected is not None and expected != planned:
+        return [
+            Issue(
+                "results.transactions_expected",
+                f"{expected}, but {clients} clients × {per_client} transactions is {planned}",
+            )
+        ]
+    if processed is None:
+        return []
+    if processed > planned:
+        return [
+            Issue(
+                "results.transactions_processed",
+                f"{processed} is more than {clients} clients × {per_client} transactions "
+                f"({planned})",
+            )
+        ]
+    if processed < planned and not res.get("aborted") and not res.get("failed_transactions"):
+        return [
+            Issue(
+                "results.transactions_processed",
+                f"{processed} of {planned} planned, but the run is not marked aborted and "
+                "nothing failed",
+            )
+        ]
+    return []
+
+
+def _rules_samples(res: dict[str, Any]) -> list[Issue]:
+    samples = res.get("samples") or {}
+    issues = []
+    for key, values in samples.items():
+        if values is None:
+            continue
+        where = f"results.samples.{key}"
+        if len(values) != res["of_runs"]:
+            issues.append(Issue(where, f"{len(values)} value(s) for of_runs {res['of_runs']}"))
+            continue
+        known = [v for v in values if v is not None]
+        reported = res.get(key)
+        if reported is not None and len(known) == len(values) and res["statistic"] != "single":
+            summary = (
+                statistics.median(known)
+                if res["statistic"] == "median"
+                else statistics.fmean(known)
+            )
+            if abs(summary - reported) > max(1.0, STATISTIC_TOLERANCE * abs(summary)):
+                issues.append(
+                    Issue(
+                        f"results.{key}",
+                        f"{_num(reported)} is not the {res['statistic']} of the samples "
+                        f"({_num(round(summary, 6))})",
+                    )
+                )
+        if key != "tps":
+            continue
+        cv = _cv(known)
+        if cv is not None and cv > NOISY_CV:
+            issues.append(
+                Issue(
+                    where,
+                    f"noisy repeats: coefficient of variation {cv:.1%} over {len(known)} runs "
+                    f"(above {NOISY_CV:.0%})",
+                    "warning",
+                )
+            )
+        for index, value, middle in _outliers(known):
+            issues.append(
+                Issue(
+                    f"{where}.{index}",
+                    f"outlier: {_num(value)} is {abs(value - middle) / middle:.0%} away from "
+                    f"the median of the other runs ({_num(middle)})",
+                    "warning",
+                )
+            )
+    return issues
+
+
+def _rules_percentiles(res: dict[str, Any]) -> list[Issue]:
+    pct = res.get("latency_percentiles_ms") or {}
+    known = [(k, pct[k]) for k in PERCENTILE_ORDER if pct.get(k) is not None]
+    for (low_key, low), (high_key, high) in itertools.pairwise(known):
+        if low > high:
+            return [
+                Issue(
+                    f"results.latency_percentiles_ms.{high_key}",
+                    f"{_num(high)} is below {low_key} {_num(low)}; percentiles must not decrease",
+                )
+            ]
+    return []
+
+
+def _rules_progress(res: dict[str, Any]) -> list[Issue]:
+    progress = res.get("progress") or {}
+    lengths = {
+        key: len(progress[key])
+        for key in ("t_s", "tps", "latency_ms", "stddev_ms", "lag_ms", "failed")
+        if isinstance(progress.get(key), list)
+    }
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k} {n}" for k, n in lengths.items())
+        return [Issue("results.progress", f"series of different lengths ({shown})")]
+    return []
+
+
+def rules_storage(run: dict[str, Any]) -> list[Issue]:
+    storage = run.get("storage") or {}
+    issues = []
+    for volume in ("data", "wal"):
+        array = _get(storage, f"{volume}.array") or {}
+        where = f"storage.{volume}.array"
+        level, disks = array.get("level"), array.get("disks")
+        if level == "single" and disks not in (None, 1):
+            issues.append(Issue(f"{where}.disks", f"a single disk, but disks is {disks}"))
+        minimum = MIN_DISKS.get(level or "")
+        if minimum and disks is not None and disks < minimum:
+            issues.append(
+                Issue(f"{where}.disks", f"{level} needs at least {minimum} disks, not {disks}")
+            )
+        if level == "raid10" and disks is not None and disks % 2:
+            issues.append(
+                Issue(f"{where}.disks", f"raid10 needs an even number of disks, not {disks}")
+            )
+        if array.get("rpm") is not None and array.get("media") not in (None, "hdd"):
+            issues.append(
+                Issue(f"{where}.rpm", f"rpm is for spinning disks, but media is {array['media']}")
+            )
+    wal = storage.get("wal") or {}
+    if wal.get("placement") == "with-data" and wal.get("array") is not None:
+        issues.append(
+            Issue(
+                "storage.wal.array",
+                "WAL is with the data (placement with-data) but has an array of its own",
+            )
+        )
+    controller = storage.get("controller") or {}
+    if controller.get("write_cache") == "write-back" and controller.get("battery_backed") is False:
+        issues.append(
+            Issue(
+                "storage.controller.write_cache",
+                "write-back cache without a battery: a crash can lose committed transactions",
+                "warning",
+            )
+        )
+    return issues
+
+
+def rules_hosts(run: dict[str, Any]) -> list[Issue]:
+    issues = []
+    client = run.get("client") or {}
+    network = client.get("network")
+    if client.get("same_as_server") is True:
+        if network in LINKS:
+            issues.append(
+                Issue(
+                    "client.network",
+                    f"pgbench ran on the server (same_as_server: true) but network is {network}",
+                )
+            )
+        if client.get("machine") is not None:
+            issues.append(
+                Issue("client.machine", "pgbench ran on the server; leave client.machine null")
+            )
+    if client.get("same_as_server") is False and network == "local-socket":
+        issues.append(
+            Issue("client.network", "a separate client cannot reach the server by a Unix socket")
+        )
+    for host in ("server", "client"):
+        cpu = _get(run, f"{host}.cpu") or {}
+        cores, threads = cpu.get("cores"), cpu.get("threads")
+        if cores is not None and threads is not None and threads < cores:
+            issues.append(
+                Issue(f"{host}.cpu.threads", f"{threads} threads is fewer than {cores} cores")
+            )
+    return issues
+
+
+def rules_provenance(run: dict[str, Any], *, today: str) -> list[Issue]:
+    prov = run["provenance"]
+    issues = []
+    if _date_prefix(prov["recorded_at"]) > today[: len(_date_prefix(prov["recorded_at"]))]:
+        issues.append(Issue("provenance.recorded_at", f"{prov['recorded_at']} is in the future"))
+    if run["origin"] == "transcribed" and prov.get("harness") is not None:
+        issues.append(
+            Issue("provenance.harness", "a transcribed run was not measured by a harness")
+        )
+    for index, dotted in enumerate(prov.get("declared") or []):
+        if property_at("run", dotted) is None:
+            issues.append(
+                Issue(f"provenance.declared.{index}", f"{dotted!r} is not a field of a run file")
+            )
+    for index, dotted in enumerate(prov.get("masked") or []):
+        if property_at("run", dotted) is None:
+            issues.append(
+                Issue(f"provenance.masked.{index}", f"{dotted!r} is not a field of a run file")
+            )
+        elif _get(run, dotted) is not None:
+            issues.append(Issue(dotted, "is listed in provenance.masked, so it must be null"))
+    repeat = run.get("repeat")
+    if repeat and repeat["index"] > repeat["of"]:
+        issues.append(Issue("repeat.index", f"repeat {repeat['index']} of {repeat['of']}"))
+    return issues
+
+
+def rules_raw_output(run: dict[str, Any], parsed: dict[str, Any]) -> list[Issue]:
+    """The figures in the run file against what its raw output says."""
+    issues = []
+    for section, keys in (("results", RAW_RESULT_FIELDS), ("benchmark", RAW_BENCHMARK_FIELDS)):
+        for key in keys:
+            said = parsed.get(key)
+            have = run[section].get(key)
+            if said is not None and _differs(have, said):
+                issues.append(
+                    Issue(
+                        f"{section}.{key}",
+                        f"{_num(have) if have is not None else 'null'} but the raw output "
+                        f"says {_num(said)}",
+                    )
+                )
+    if bool(parsed.get("aborted")) != bool(run["results"].get("aborted")):
+        issues.append(
+            Issue(
+                "results.aborted",
+                f"{str(bool(run['results'].get('aborted'))).lower()} but the raw output says "
+                f"{str(bool(parsed.get('aborted'))).lower()}",
+            )
+        )
+    return issues
+
+
+def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
+    """Every rule that one schema-valid run can break on its own."""
+    return [
+        *rules_provenance(run, today=today),
+        *rules_hosts(run),
+        *rules_storage(run),
+        *rules_benchmark(run),
+        *rules_results(run),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# one file at a time (I/O at the edges)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _raw_issues(run: dict[str, Any], root: Path) -> list[Issue]:
+    from pgbench_kb.parse import parse_text
+
+    issues = []
+    for index, item in enumerate(run["raw"]):
+        where = f"raw.{index}"
+        path = root / item["path"]
+        try:
+            blob = path.read_bytes()
+        except OSError:
+            issues.append(Issue(f"{where}.path", f"{item['path']} does not exist"))
+            continue
+        actual = sha256_bytes(blob)
+        if actual != item["sha256"]:
+            issues.append(
+                Issue(
+                    f"{where}.sha256",
+                    f"the file's sha256 is {actual[:12]}… (the raw file changed, or the hash "
+                    "is wrong)",
+                )
+            )
+            continue
+        if item["kind"] != "output":
+            continue
+        try:
+            parsed = parse_text(blob.decode("utf-8", errors="replace"), source=item["path"])
+        except KbError as exc:
+            issues.append(Issue(where, f"the raw output cannot be parsed: {exc.message}"))
+            continue
+        issues += rules_raw_output(run, parsed)
+    return issues
+
+
+def _config_key(run: dict[str, Any]) -> str:
+    """Same machine, configuration and time ⇒ same key (results and provenance left out)."""
+    source = run["provenance"].get("source") or {}
+    picked = {
+        "machine": run["machine"],
+        "recorded_at": run["provenance"]["recorded_at"],
+        "source": [source.get("title"), source.get("locator")],
+        **{k: run.get(k) for k in ("server", "client", "storage", "postgres", "benchmark")},
+        "repeat": run.get("repeat"),
+    }
+    text = json.dumps(picked, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _place(path: str, loaded: Loaded, issues: Iterable[Issue]) -> list[Finding]:
+    return [Finding(path, loaded.line_of(i.field), i.field, i.message, i.severity) for i in issues]
+
+
+def check_run(
+    path: Path, root: Path, *, today: str | None = None
+) -> tuple[list[Finding], RunSummary | None]:
+    """Every problem of one run file, and its summary for the checks across files."""
+    shown = str(path)
+    today = today or datetime.now(UTC).strftime("%Y%m%d")
+    try:
+        loaded = load_yaml_text(read_text_file(path), path=shown)
+    except KbError as exc:
+        return [Finding(shown, exc.line, exc.field or "(file)", _with_hint(exc))], None
+    data = loaded.data
+    if not isinstance(data, dict):
+        what = "empty" if data is None else f"a {type(data).__name__}"
+        message = f"a run file is a YAML mapping of fields, but this is {what}"
+        return [Finding(shown, 1, "(file)", message)], None
+    problems = validate("run", data)
+    if problems:
+        return [
+            Finding(shown, loaded.line_of(p.field), p.field, p.text(), p.severity) for p in problems
+        ], None
+    issues = run_rules(data, today=today)
+    if data.get("synthetic") and _inside(path, root / RUNS_DIR):
+        issues.append(
+            Issue(
+                "synthetic",
+                "synthetic scale-test data does not belong in data/runs (made by kb synth; "
+                "keep it out of the knowledge base)",
+            )
+        )
+    if path.stem != data["id"]:
+        issues.append(Issue("id", f"{data['id']!r} but the file is named {path.name}"))
+    for key in ("machine", "client.machine"):
+        slug = _get(data, key)
+        if slug and not (root / HARDWARE_DIR / f"{slug}.md").is_file():
+            issues.append(
+                Issue(
+                    key, f"no hardware note content/hardware/{slug}.md (write one, or fix the slug)"
+                )
+            )
+    issues += _raw_issues(data, root)
+    findings = _place(shown, loaded, issues)
+    findings.sort(key=lambda f: f.line or 0)
+    summary = RunSummary(
+        path=shown,
+        id=data["id"],
+        raw_hashes=tuple(
+            (i, item["sha256"]) for i, item in enumerate(data["raw"]) if item["kind"] == "output"
+        ),
+        config_key=_config_key(data),
+        group=(data.get("repeat") or {}).get("group"),
+        tps=data["results"].get("tps"),
+        lines={k: loaded.line_of(k) or 1 for k in ("id", "machine", "repeat.group", "results.tps")}
+        | {
+            f"raw.{i}.sha256": loaded.line_of(f"raw.{i}.sha256") or 1
+            for i in range(len(data["raw"]))
+        },
+    )
+    return findings, summary
+
+
+def _with_hint(exc: KbError) -> str:
+    return exc.message if not exc.hint else f"{exc.message} ({exc.hint})"
+
+
+NOTE_FIELDS_OFFSET = 1
+
+
+def _split_note(text: str) -> tuple[str, str] | None:
+    """(front matter, body) of a note that starts with a ``---`` line, or None."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].strip() == "---":
+            return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :])
+    return None
+
+
+def check_note(path: Path) -> list[Finding]:
+    """Every problem of one hardware note: front matter against the schema, body present."""
     shown = str(path)
     try:
-        loaded: Loaded = load_yaml_file(path)
+        text = read_text_file(path, max_bytes=MAX_NOTE_BYTES)
+        parts = _split_note(text)
+        if parts is None:
+            return [
+                Finding(
+                    shown,
+                    1,
+                    "(front matter)",
+                    "no front matter (start the note with a '---' line, its fields, and "
+                    "another '---' line)",
+                )
+            ]
+        front_text, body = parts
+        loaded = load_yaml_text(front_text, path=shown)
     except KbError as exc:
-        return [Finding(shown, exc.line, exc.field or "(file)", exc.message)]
+        line = exc.line + NOTE_FIELDS_OFFSET if exc.line is not None else None
+        return [Finding(shown, line, exc.field or "(front matter)", _with_hint(exc))]
+    lines = {k: v + NOTE_FIELDS_OFFSET for k, v in loaded.lines.items()}
+    placed = Loaded(loaded.data, lines)
+    front = loaded.data if loaded.data is not None else {}
+    if not isinstance(front, dict):
+        return [Finding(shown, 2, "(front matter)", "the front matter is not a mapping of fields")]
     findings = [
-        Finding(shown, loaded.line_of(p.field), p.field, p.message, p.severity)
-        for p in validate("run", loaded.data)
+        Finding(shown, placed.line_of(p.field), p.field, p.text(), p.severity)
+        for p in validate("hardware", front)
     ]
-    data = loaded.data if isinstance(loaded.data, dict) else {}
-    machine = data.get("machine")
-    if isinstance(machine, str) and not (root / HARDWARE_DIR / f"{machine}.md").is_file():
+    if not SLUG_RE.match(path.stem):
         findings.append(
             Finding(
                 shown,
-                loaded.line_of("machine"),
-                "machine",
-                f"no hardware note content/hardware/{machine}.md (write one, or fix the slug)",
+                1,
+                "(file)",
+                f"{path.name!r}: a note's file name is its slug "
+                "(lower-case letters, digits and '-')",
+            )
+        )
+    if not body.strip():
+        body_line = text.count("\n", 0, text.find("---", 3) + 3) + 2
+        findings.append(
+            Finding(shown, body_line, "(body)", "empty; describe the machine in a few sentences")
+        )
+    if front.get("draft_note"):
+        findings.append(
+            Finding(
+                shown,
+                placed.line_of("draft_note"),
+                "draft_note",
+                "the note is still the stub kb import wrote; complete it and remove draft_note",
+                "warning",
+            )
+        )
+    try:
+        frontmatter.loads(text)
+    except Exception as exc:  # python-frontmatter lets yaml errors through as they come
+        findings.append(
+            Finding(shown, 1, "(front matter)", f"python-frontmatter cannot read it: {exc}")
+        )
+    return findings
+
+
+# ---------------------------------------------------------------------------------------------
+# across files
+
+
+def across_runs(summaries: Sequence[RunSummary]) -> list[Finding]:
+    """Duplicates (id, raw output, machine + configuration + time) and noisy repeat groups."""
+    findings = []
+    first_id: dict[str, RunSummary] = {}
+    first_raw: dict[str, RunSummary] = {}
+    first_config: dict[str, RunSummary] = {}
+    groups: dict[str, list[RunSummary]] = defaultdict(list)
+    for s in summaries:
+        if s.id in first_id:
+            findings.append(
+                Finding(
+                    s.path, s.lines["id"], "id", f"{s.id!r} is also the id of {first_id[s.id].path}"
+                )
+            )
+        first_id.setdefault(s.id, s)
+        for index, digest in s.raw_hashes:
+            if digest in first_raw and first_raw[digest].path != s.path:
+                findings.append(
+                    Finding(
+                        s.path,
+                        s.lines.get(f"raw.{index}.sha256"),
+                        f"raw.{index}.sha256",
+                        f"duplicate: the same raw output as {first_raw[digest].path}",
+                    )
+                )
+            first_raw.setdefault(digest, s)
+        if s.config_key in first_config:
+            findings.append(
+                Finding(
+                    s.path,
+                    s.lines["machine"],
+                    "machine",
+                    f"duplicate: same machine, configuration and time as "
+                    f"{first_config[s.config_key].path}",
+                )
+            )
+        first_config.setdefault(s.config_key, s)
+        if s.group:
+            groups[s.group].append(s)
+    for group, members in groups.items():
+        findings += _group_findings(group, members)
+    return findings
+
+
+def _group_findings(group: str, members: list[RunSummary]) -> list[Finding]:
+    values = [m.tps for m in members if m.tps is not None]
+    if len(values) != len(members):
+        return []
+    findings = []
+    cv = _cv(values)
+    first = members[0]
+    if cv is not None and cv > NOISY_CV:
+        findings.append(
+            Finding(
+                first.path,
+                first.lines["repeat.group"],
+                "repeat.group",
+                f"noisy repeats: tps varies by {cv:.1%} (coefficient of variation) over the "
+                f"{len(values)} runs of group {group} (above {NOISY_CV:.0%})",
+                "warning",
+            )
+        )
+    for index, value, middle in _outliers(values):
+        member = members[index]
+        findings.append(
+            Finding(
+                member.path,
+                member.lines["results.tps"],
+                "results.tps",
+                f"outlier: {_num(value)} is {abs(value - middle) / middle:.0%} away from the "
+                f"median of the other repeats of group {group} ({_num(middle)})",
+                "warning",
             )
         )
     return findings
 
 
-def check_note(path: Path) -> list[Finding]:
-    try:
-        post = frontmatter.load(path)
-    except Exception as exc:  # python-frontmatter raises yaml and decode errors as they come
-        return [Finding(str(path), None, "(front matter)", f"cannot read: {exc}")]
-    if not post.metadata.get("title"):
-        return [Finding(str(path), 1, "title", "missing (every hardware note needs a title)")]
-    return []
+# ---------------------------------------------------------------------------------------------
+# the command
 
 
-def check_paths(paths: Sequence[str], *, root: Path) -> Report:
-    runs, notes = _collect(paths, root)
-    report = Report(runs=len(runs), notes=len(notes))
-    for path in runs:
-        report.findings.extend(check_run(path, root))
+def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], list[Finding]]:
+    targets = [Path(p) for p in paths] or [root / RUNS_DIR, root / HARDWARE_DIR]
+    runs: list[Path] = []
+    notes: list[Path] = []
+    missing = []
+    for target in targets:
+        if not target.exists():
+            if paths:
+                missing.append(Finding(str(target), None, "(file)", "no such file or folder"))
+            continue
+        files: Iterable[Path] = sorted(target.rglob("*")) if target.is_dir() else [target]
+        for path in files:
+            if path.name.startswith("."):
+                continue
+            if path.suffix in {".yaml", ".yml"}:
+                runs.append(path)
+            elif path.suffix == ".md" and path.name != "_index.md":
+                notes.append(path)
+    return runs, notes, missing
+
+
+def _check_one(job: tuple[str, str, str]) -> tuple[list[Finding], RunSummary | None]:
+    path, root, today = job
+    return check_run(Path(path), Path(root), today=today)
+
+
+def _jobs_for(count: int, jobs: int | None) -> int:
+    if jobs is not None:
+        return max(1, jobs)
+    if count < PARALLEL_FROM:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) -> Report:
+    """Check the run files and notes under ``paths`` (default: the project's data and notes)."""
+    runs, notes, missing = _collect(paths, root)
+    report = Report(runs=len(runs), notes=len(notes), findings=list(missing))
+    today = datetime.now(UTC).strftime("%Y%m%d")
+    work = [(str(p), str(root), today) for p in runs]
+    workers = _jobs_for(len(work), jobs)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            outcomes = list(
+                pool.map(_check_one, work, chunksize=max(1, len(work) // (workers * 8)))
+            )
+    else:
+        outcomes = [_check_one(job) for job in work]
+    summaries = []
+    for findings, summary in outcomes:
+        report.findings.extend(findings)
+        if summary is not None:
+            summaries.append(summary)
+    report.findings.extend(across_runs(summaries))
     for path in notes:
         report.findings.extend(check_note(path))
     return report

@@ -6,25 +6,36 @@ Two ways in:
 - raw output files or standard input, plus metadata from ``--meta`` and ``--set``: for results
   run by hand or transcribed from a publication.
 
-Nothing is written until the whole run file has been built and validated; the raw copy and the
-run file are written atomically and never overwrite an existing file.
+A transcribed run (``--set origin=transcribed``) may come without raw output: its figures are
+then all declared in the metadata.
+
+Every value a person gives is listed (as a dotted path, at most two levels deep) in
+``provenance.declared``; everything else came from the harness's facts or from parsing the raw
+output. ``provenance.masked`` paths are set to null before anything is written.
+
+Nothing is written until the whole run file has been built and validated (schema and the
+one-file rules of ``kb check``); the raw copy and the run file are written atomically and never
+overwrite an existing file.
 """
 
 from __future__ import annotations
 
 import copy
 import gzip
+import json
 import re
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 import yaml
 
 from pgbench_kb import trial
+from pgbench_kb.check import run_rules
 from pgbench_kb.errors import RunImportError
-from pgbench_kb.parse import parse_text
+from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.runbuild import benchmark_from, results_from, skeleton
 from pgbench_kb.runfile import (
     HARDWARE_DIR,
@@ -39,6 +50,9 @@ from pgbench_kb.runfile import (
 from pgbench_kb.schema import validate_run
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+DECLARED_DEPTH = 2
+HOSTNAME_PATHS = ("server.hostname", "client.hostname")
+LOG_KINDS = {"transaction_log", "aggregate_log"}
 
 
 def set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
@@ -89,6 +103,23 @@ def leaf_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
     return paths
 
 
+def declared_paths(declared: dict[str, Any]) -> list[str]:
+    """The fields a person gave, cut to two levels (``storage.data`` covers all under it)."""
+    cut = {".".join(p.split(".")[:DECLARED_DEPTH]) for p in leaf_paths(declared)}
+    return sorted(cut - {"machine", "origin", "schema_version", "provenance"})
+
+
+def mask(run: dict[str, Any], paths: Sequence[str]) -> None:
+    """Set each dotted path to null (the values are removed before anything is written)."""
+    for dotted in paths:
+        node: Any = run
+        keys = dotted.split(".")
+        for key in keys[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and keys[-1] in node:
+            node[keys[-1]] = None
+
+
 def _timestamp_of(recorded_at: Any) -> str:
     """``20261122T001500Z`` (or ``20060601`` for a date) from an ISO date or time."""
     text = str(recorded_at)
@@ -122,17 +153,21 @@ def _require(run: dict[str, Any], dotted: str, how: str) -> None:
     for key in dotted.split("."):
         node = node.get(key) if isinstance(node, dict) else None
     if node in (None, ""):
-        raise RunImportError("missing", field=dotted, hint=how)
+        raise RunImportError(f"missing; give it with {how}", field=dotted)
 
 
 def build_from_raw(
-    raw_paths: Sequence[str], stdin: IO[str]
-) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
+    raw_paths: Sequence[str], stdin: IO[str], *, transcribed: bool = False
+) -> tuple[dict[str, Any], str | None, list[tuple[str, bytes]]]:
+    """The run with what the raw output says; figures only (no raw) for a transcribed run."""
     if not raw_paths:
+        if transcribed:
+            return skeleton(), None, []
         raise RunImportError(
             "no raw output given",
             field="RAW",
-            hint="name the pgbench output file(s), or '-' to paste it on standard input",
+            hint="name the pgbench output file(s), or '-' to paste it on standard input; "
+            "only a transcribed run (--set origin=transcribed) may have figures only",
         )
     texts = []
     for name in raw_paths:
@@ -145,6 +180,12 @@ def build_from_raw(
                 raise RunImportError(f"cannot read: {exc.strerror}", path=name) from None
     text = "\n".join(texts)
     parsed = parse_text(text, source=raw_paths[0] if len(raw_paths) == 1 else "<input>")
+    if parsed.get("kind") != "summary":
+        raise RunImportError(
+            f"{raw_paths[0]} is a {parsed.get('kind')}, not pgbench's text output",
+            field="RAW",
+            hint="give the text pgbench printed; per-transaction logs go with --log",
+        )
     run = skeleton()
     run["benchmark"] = benchmark_from(parsed, run["benchmark"])
     run["results"] = results_from(parsed, None)
@@ -156,18 +197,23 @@ def draft_note(slug: str, server: dict[str, Any] | None) -> str:
     server = server or {}
     cpu = server.get("cpu") or {}
     os_facts = server.get("os") or {}
-    ram = server.get("ram_bytes")
+    os_name = " ".join(
+        str(v) for v in (os_facts.get("name"), os_facts.get("release")) if v is not None
+    )
     front = {
+        "schema_version": 1,
         "title": slug,
-        "description": "Hardware note written by `kb import` from detected facts; please complete",
+        "description": "Hardware note started by kb import from detected facts; to be completed.",
+        "roles": ["server"],
         "cpu": {
             "model": cpu.get("model"),
+            "sockets": cpu.get("sockets"),
             "cores": cpu.get("cores"),
             "threads": cpu.get("threads"),
         },
-        "ram_gib": round(ram / 2**30, 1) if ram else None,
-        "os": " ".join(str(v) for v in (os_facts.get("name"), os_facts.get("release")) if v)
-        or None,
+        "ram": {"bytes": server.get("ram_bytes"), "type": None, "ecc": None},
+        "os": [os_name] if os_name else [],
+        "described_from": "examined",
         "draft_note": True,
     }
     body = (
@@ -188,33 +234,29 @@ def import_run(
     harness_dir: Path | None,
     root: Path,
     dry_run: bool,
+    log_paths: Sequence[str] = (),
+    mask_hostnames: bool = False,
     stdin: IO[str] = sys.stdin,
     stdout: IO[str] = sys.stdout,
 ) -> Path | None:
     """Build, validate and write one run file; return its path (None with ``dry_run``)."""
+    declared = _declared(meta_path, sets, machine)
+    transcribed = declared.get("origin") == "transcribed"
     if harness_dir is not None:
         run, text, logs = trial.build_from_trial(harness_dir)
     else:
-        run, text, logs = build_from_raw(raw_paths, stdin)
-
-    declared: dict[str, Any] = {}
-    if meta_path is not None:
-        loaded = load_yaml_file(meta_path)
-        if not isinstance(loaded.data, dict):
-            raise RunImportError("metadata must be a YAML mapping", path=str(meta_path), line=1)
-        declared = deep_merge(declared, loaded.data)
-    for item in sets:
-        key, value = parse_set(item)
-        set_dotted(declared, key, value)
-    if machine is not None:
-        declared["machine"] = machine
+        run, text, logs = build_from_raw(raw_paths, stdin, transcribed=transcribed)
+        logs = logs + _read_logs(log_paths, run)
     run = deep_merge(run, declared)
-    declared_paths = [p for p in leaf_paths(declared) if p != "machine"]
-    if harness_dir is not None:
-        already = set(run["provenance"]["declared"])
-        run["provenance"]["declared"] = sorted(already | set(declared_paths))
-    elif run.get("origin") == "measured":
-        run["provenance"]["declared"] = sorted(set(declared_paths))
+    already = set(run["provenance"].get("declared") or [])
+    run["provenance"]["declared"] = sorted(already | set(declared_paths(declared)))
+    masked = list(run["provenance"].get("masked") or [])
+    if mask_hostnames:
+        masked += [p for p in HOSTNAME_PATHS if p not in masked]
+    run["provenance"]["masked"] = masked
+    mask(run, masked)
+    if run["provenance"].get("contributed_at") is None:
+        run["provenance"]["contributed_at"] = datetime.now(UTC).strftime("%Y-%m-%d")
 
     _require(run, "machine", "give --machine SLUG (the server's note: content/hardware/SLUG.md)")
     if not SLUG_RE.match(str(run["machine"])):
@@ -229,25 +271,30 @@ def import_run(
         "give --set provenance.recorded_at=2026-11-22T10:00:00Z (when the run was made)",
     )
     if run["origin"] == "transcribed":
-        _require(run, "provenance.source.title", "give --set provenance.source.title='…'")
+        for key in ("title", "kind", "year"):
+            _require(
+                run,
+                f"provenance.source.{key}",
+                f"--set provenance.source.{key}=… (or a source: section in --meta)",
+            )
 
-    raw_bytes = text.encode("utf-8")
-    raw_hash = sha256_bytes(raw_bytes)
+    raw_bytes = text.encode("utf-8") if text is not None else None
+    raw_hash = sha256_bytes(raw_bytes) if raw_bytes is not None else _figures_hash(run)
     run["id"] = run_id(run, raw_hash)
     year, month = _year_month(run["provenance"]["recorded_at"])
     raw_rel = RAW_DIR / year / month / f"{run['id']}.txt"
-    run["raw"] = [{"path": raw_rel.as_posix(), "sha256": raw_hash, "kind": "output"}]
+    run["raw"] = []
+    if raw_bytes is not None:
+        run["raw"].append({"path": raw_rel.as_posix(), "sha256": raw_hash, "kind": "output"})
     log_files = []
-    for index, (_name, blob) in enumerate(logs):
+    for index, (name, blob) in enumerate(logs):
+        kind = name if name in LOG_KINDS else "log"
         packed = gzip.compress(blob, mtime=0)
         rel = RAW_DIR / year / month / f"{run['id']}.log{index}.gz"
-        run["raw"].append({"path": rel.as_posix(), "sha256": sha256_bytes(packed), "kind": "log"})
+        run["raw"].append({"path": rel.as_posix(), "sha256": sha256_bytes(packed), "kind": kind})
         log_files.append((rel, packed))
 
-    problems = validate_run(run)
-    if problems:
-        first = problems[0]
-        raise RunImportError(first.message, field=first.field, hint=first.hint)
+    _refuse_invalid(run)
 
     text_out = dump_run(run)
     if dry_run:
@@ -259,7 +306,7 @@ def import_run(
             "a run file for this output exists already", path=str(run_path), hint="nothing to do"
         )
     raw_path = root / raw_rel
-    if not raw_path.exists():
+    if raw_bytes is not None and not raw_path.exists():
         write_new_file(raw_path, raw_bytes)
     for rel, packed in log_files:
         if not (root / rel).exists():
@@ -269,3 +316,70 @@ def import_run(
         write_new_file(note, draft_note(run["machine"], run.get("server")).encode("utf-8"))
     write_new_file(run_path, text_out.encode("utf-8"))
     return run_path
+
+
+def _declared(meta_path: Path | None, sets: Sequence[str], machine: str | None) -> dict[str, Any]:
+    """What a person gave: the --meta file, then each --set, then --machine."""
+    declared: dict[str, Any] = {}
+    if meta_path is not None:
+        loaded = load_yaml_file(meta_path)
+        if not isinstance(loaded.data, dict):
+            raise RunImportError("metadata must be a YAML mapping", path=str(meta_path), line=1)
+        declared = deep_merge(declared, loaded.data)
+    for item in sets:
+        key, value = parse_set(item)
+        set_dotted(declared, key, value)
+    if machine is not None:
+        declared["machine"] = machine
+    return declared
+
+
+def _read_logs(log_paths: Sequence[str], run: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """The per-transaction or aggregate logs of a run: their kind and bytes; percentiles kept."""
+    if not log_paths:
+        return []
+    parsed = parse_paths(list(log_paths))
+    kind = parsed.get("kind")
+    if kind not in {"transaction_log", "aggregate_log"}:
+        raise RunImportError(
+            f"{log_paths[0]} is not a pgbench log ({kind})",
+            field="--log",
+            hint="give the pgbench_log.* files written by pgbench --log",
+        )
+    if kind == "transaction_log":
+        run["results"] = results_from_log(run["results"], parsed)
+    blobs = []
+    for name in log_paths:
+        try:
+            blobs.append((kind, Path(name).read_bytes()))
+        except OSError as exc:
+            raise RunImportError(f"cannot read: {exc.strerror}", path=name) from None
+    return blobs
+
+
+def results_from_log(results: dict[str, Any], log: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(results)
+    merged["latency_percentiles_ms"] = results_from({}, log)["latency_percentiles_ms"]
+    return merged
+
+
+def _figures_hash(run: dict[str, Any]) -> str:
+    """A stable hash of a figures-only run, standing in for the raw output's in its id."""
+    picked = {k: v for k, v in run.items() if k not in {"id", "raw"}}
+    picked["provenance"] = {
+        k: v for k, v in run["provenance"].items() if k not in {"contributed_at", "declared"}
+    }
+    return sha256_bytes(json.dumps(picked, sort_keys=True, default=str).encode("utf-8"))
+
+
+def _refuse_invalid(run: dict[str, Any]) -> None:
+    """The schema and the one-file rules of ``kb check``; the first error is raised."""
+    problems = validate_run(run)
+    if problems:
+        first = problems[0]
+        more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
+        raise RunImportError(first.message + more, field=first.field, hint=first.hint)
+    today = datetime.now(UTC).strftime("%Y%m%d")
+    errors = [i for i in run_rules(run, today=today) if i.severity == "error"]
+    if errors:
+        raise RunImportError(errors[0].message, field=errors[0].field)

@@ -1,6 +1,11 @@
 """Run files on disk: safe loading with line numbers, stable dumping, and atomic, no-overwrite
 writes. What a run file must contain is the schema's business (``schema.py``); this module only
 moves them between disk and memory without losing anything.
+
+Loading is deliberately stricter than YAML: one document; no anchors or aliases (they would let a
+small file expand into a huge one); no duplicate keys; only text keys; no tabs in indentation;
+dates and times stay text (``2006-06-01`` is read as the string, as the schema expects); files
+larger than ``MAX_FILE_BYTES`` are refused before parsing.
 """
 
 from __future__ import annotations
@@ -8,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,11 +27,15 @@ RUNS_DIR = Path("data/runs")
 RAW_DIR = Path("data/raw")
 HARDWARE_DIR = Path("content/hardware")
 SCHEMA_VERSION = 1
+MAX_FILE_BYTES = 4 * 2**20
+MAX_DEPTH = 32
 
 HEADER = (
     "# pgbench-kb run file (schema_version {version}). Written once by `kb import`;\n"
     "# the format is described in docs/data-format.md. Check with `kb check PATH`.\n"
 )
+
+_TAB_INDENT = re.compile(r"^ *\t", re.M)
 
 
 @dataclass
@@ -44,59 +54,179 @@ class Loaded:
         return self.lines.get("")
 
 
-class _LineLoader(yaml.SafeLoader):
-    """A safe loader that keeps the YAML node tree so key lines can be recovered."""
+class _PyLoader(yaml.SafeLoader):
+    """Safe loading in pure Python that keeps timestamps as text."""
 
 
-def _record_lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
+class _CLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The same with libyaml, when available: several times faster."""
+
+
+def _construct_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    return loader.construct_scalar(node)
+
+
+for _cls in (_PyLoader, _CLoader):
+    _cls.add_constructor("tag:yaml.org,2002:timestamp", _construct_text)
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_DEEP_SEQUENCE = re.compile(r"(?:-[ ]+){16}")
+
+
+def _might_nest_deeply(text: str) -> bool:
+    """True when the text could nest deeper than libyaml's C stack survives.
+
+    libyaml composes recursively in C and crashes on ~100,000 levels; the pure-Python loader
+    raises ``RecursionError`` instead, which is caught. Flow brackets and compact ``- - -``
+    sequences are the only ways to nest deeply within the size limit, so only texts with many
+    of them take the slow path.
+    """
+    brackets = text.count("[") + text.count("{")
+    return brackets > 2 * MAX_DEPTH or _DEEP_SEQUENCE.search(text) is not None
+
+
+def _walk(
+    node: yaml.Node,
+    prefix: str,
+    out: dict[str, int],
+    seen: set[int],
+    path: str,
+    depth: int,
+    line: int = 1,
+) -> None:
+    """Record the line of every key; refuse aliases, duplicate keys, non-text keys, depth.
+
+    An alias is the very node object its anchor made, so a node met twice is an alias; it is
+    reported at ``line``, the line of the key or item that refers to it.
+    """
+    if id(node) in seen:
+        raise RunFileError(
+            "YAML aliases (*name) are not allowed in run files",
+            path=path,
+            line=line,
+            field=prefix or None,
+            hint="write the value out in full",
+        )
+    if depth > MAX_DEPTH:
+        raise RunFileError(
+            f"nested more than {MAX_DEPTH} levels deep",
+            path=path,
+            line=node.start_mark.line + 1,
+        )
+    seen.add(id(node))
     out.setdefault(prefix, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
+        first_line: dict[str, int] = {}
         for key_node, value_node in node.value:
+            line = key_node.start_mark.line + 1
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<":
+                raise RunFileError(
+                    "YAML merge keys (<<) are not allowed in run files",
+                    path=path,
+                    line=line,
+                    field=prefix or None,
+                    hint="write the keys out in full",
+                )
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
+                shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "…"
+                raise RunFileError(
+                    f"key {shown!r} is not text",
+                    path=path,
+                    line=line,
+                    field=prefix or None,
+                    hint="quote it, e.g. 'on': or '1':",
+                )
             key = str(key_node.value)
-            path = f"{prefix}.{key}" if prefix else key
-            out[path] = key_node.start_mark.line + 1
-            _record_lines(value_node, path, out)
+            dotted = f"{prefix}.{key}" if prefix else key
+            if key in first_line:
+                raise RunFileError(
+                    f"duplicate key {key!r} (first at line {first_line[key]})",
+                    path=path,
+                    line=line,
+                    field=dotted,
+                    hint="keep one of them",
+                )
+            first_line[key] = line
+            out[dotted] = line
+            _walk(value_node, dotted, out, seen, path, depth + 1, line)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _record_lines(item, f"{prefix}.{index}" if prefix else str(index), out)
+            dotted = f"{prefix}.{index}" if prefix else str(index)
+            item_line = line if id(item) in seen else item.start_mark.line + 1
+            _walk(item, dotted, out, seen, path, depth + 1, item_line)
+
+
+def _syntax_error(exc: yaml.YAMLError, text: str, path: str) -> RunFileError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    line = mark.line + 1 if mark is not None else None
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "invalid YAML"
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        return RunFileError(
+            f"control character U+{code:04X} is not allowed",
+            path=path,
+            line=line,
+            hint="remove it; run files are plain UTF-8 text",
+        )
+    if "another document" in str(problem) or "single document" in str(problem):
+        return RunFileError(
+            "more than one YAML document ('---')",
+            path=path,
+            line=line,
+            hint="one run per file",
+        )
+    return RunFileError(
+        f"YAML syntax error: {problem}",
+        path=path,
+        line=line,
+        hint="fix the YAML at that line",
+    )
 
 
 def load_yaml_text(text: str, *, path: str) -> Loaded:
     """Parse one YAML document safely; errors name the file and line."""
+    tab = _TAB_INDENT.search(text)
+    if tab is not None:
+        raise RunFileError(
+            "tab character in indentation",
+            path=path,
+            line=text.count("\n", 0, tab.start()) + 1,
+            hint="YAML indents with spaces only",
+        )
     try:
-        loader = _LineLoader(text)
+        loader = (_PyLoader if _might_nest_deeply(text) else _CLoader)(text)
         try:
             node = loader.get_single_node()
             if node is None:
                 return Loaded(None, {})
+            lines: dict[str, int] = {}
+            _walk(node, "", lines, set(), path, 0)
             data = loader.construct_document(node)
         finally:
             loader.dispose()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise RunFileError(
-            f"YAML syntax error: {problem}",
-            path=path,
-            line=line,
-            hint="fix the YAML at that line; indent with spaces, not tabs",
-        ) from None
     except yaml.YAMLError as exc:
-        raise RunFileError(f"YAML error: {exc}", path=path) from None
-    lines: dict[str, int] = {}
-    _record_lines(node, "", lines)
+        raise _syntax_error(exc, text, path) from None
+    except RecursionError:
+        raise RunFileError(f"nested more than {MAX_DEPTH} levels deep", path=path) from None
     return Loaded(data, lines)
 
 
-def load_yaml_file(path: Path) -> Loaded:
-    """Read ``path`` as UTF-8 YAML (see ``load_yaml_text``)."""
+def read_text_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of ``path``; too large, unreadable or not UTF-8 is a ``RunFileError``."""
     try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise RunFileError(
+                f"file is {size / 2**20:.1f} MiB; the limit is {max_bytes // 2**20} MiB",
+                path=str(path),
+                hint="keep long series in the raw output, not in the run file",
+            )
         raw = path.read_bytes()
     except OSError as exc:
         raise RunFileError(f"cannot read: {exc.strerror}", path=str(path)) from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise RunFileError(
@@ -105,11 +235,18 @@ def load_yaml_file(path: Path) -> Loaded:
             line=line,
             hint="save the file as UTF-8",
         ) from None
-    return load_yaml_text(text, path=str(path))
 
 
-class _Dumper(yaml.SafeDumper):
-    """Block style, keys in insertion order, long strings folded as literal blocks."""
+def load_yaml_file(path: Path) -> Loaded:
+    """Read ``path`` as UTF-8 YAML (see ``load_yaml_text``)."""
+    return load_yaml_text(read_text_file(path), path=str(path))
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Block style, keys in insertion order, multi-line strings as literal blocks, no aliases."""
+
+    def ignore_aliases(self, _data: Any) -> bool:
+        return True
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -122,14 +259,9 @@ _Dumper.add_representer(str, _str_presenter)
 
 def dump_yaml(data: Any, *, header: str = "") -> str:
     """YAML text for ``data``: keys in the order given, no aliases, UTF-8 kept as is."""
-
-    class _NoAliases(_Dumper):
-        def ignore_aliases(self, _data: Any) -> bool:
-            return True
-
     body = yaml.dump(
         data,
-        Dumper=_NoAliases,
+        Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
