@@ -1,0 +1,546 @@
+"""pgbench log files: per-transaction (``--log``) and aggregated (``--aggregate-interval``).
+
+Per-transaction logs can hold tens of millions of lines, so they are read with polars' streaming
+CSV engine: only two passes over the data, each reduced to a small table at once (latency →
+count, and second → counts), so memory stays flat however long the log is. Percentiles are then
+exact, taken from the full latency histogram. Aggregate logs are small and read line by line.
+
+When the fast reader refuses a file (or finds values no pgbench writes), a slow line-by-line
+check finds the first bad line so that the error names it.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pgbench_kb.errors import ParseError
+from pgbench_kb.parse.detect import TX_WORDS, LogLayout
+
+#: Percentiles reported for per-transaction logs, as (key, fraction).
+PERCENTILES = (
+    ("p50", 0.50),
+    ("p90", 0.90),
+    ("p95", 0.95),
+    ("p99", 0.99),
+    ("p999", 0.999),
+)
+#: A run whose log spans more than this is taken as a corrupted timestamp, not a real run.
+MAX_SPAN_S = 31 * 24 * 3600
+US_PER_S = 1_000_000
+_PID_IN_NAME = re.compile(r"\.(\d+)(?:\.(\d+))?$")
+_CHUNK = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LogSource:
+    """One log file's data: a path to stream from, or bytes already in memory."""
+
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    def open(self) -> io.BufferedIOBase:
+        """A binary stream of the log's bytes."""
+        if self.path is not None:
+            return open(self.path, "rb")
+        return io.BytesIO(self.data or b"")
+
+
+def _ms(us: float | None) -> float | None:
+    """Microseconds to milliseconds with µs precision."""
+    return None if us is None else round(us / 1000, 3)
+
+
+def _iter_lines(source: LogSource) -> Iterator[tuple[int, str]]:
+    with source.open() as stream:
+        for number, raw in enumerate(stream, start=1):
+            yield number, raw.decode("latin-1").rstrip("\r\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Line-by-line checks: used for aggregate logs, and to explain why the fast reader failed.
+
+
+def _line_problem(fields: list[str], layout: LogLayout) -> str | None:
+    """What is wrong with one split log line, or None."""
+    columns = layout.columns
+    if len(fields) != len(columns):
+        return f"has {len(fields)} fields where this log has {len(columns)}"
+    for value, name in zip(fields, columns, strict=True):
+        if name == "latency_us" and value in TX_WORDS:
+            continue
+        if not value.isascii() or not value.isdigit():
+            return f"'{value[:40]}' in column {name} is not a whole number"
+        if name == "time_us" and int(value) >= US_PER_S:
+            return f"{name} is {value}, which is not below 1000000"
+    return None
+
+
+def _find_bad_line(sources: Sequence[LogSource], layout: LogLayout) -> ParseError | None:
+    for source in sources:
+        for number, line in _iter_lines(source):
+            if not line.strip():
+                continue
+            problem = _line_problem(line.split(" "), layout)
+            if problem is not None:
+                return ParseError(
+                    f"not a pgbench {layout.kind.replace('_', ' ')} line: {problem}",
+                    path=source.name,
+                    line=number,
+                    hint="the file looks damaged or mixes different files",
+                )
+    return None
+
+
+def _failure(sources: Sequence[LogSource], layout: LogLayout, detail: str) -> ParseError:
+    located = _find_bad_line(sources, layout)
+    if located is not None:
+        return located
+    return ParseError(
+        f"could not read the {layout.kind.replace('_', ' ')}: {detail}",
+        path=sources[0].name,
+        hint="the file looks damaged",
+    )
+
+
+def check_same_run(sources: Sequence[LogSource]) -> None:
+    """Refuse per-thread files whose names say they come from different pgbench processes."""
+    pids: dict[str, str] = {}
+    seen: set[str] = set()
+    for source in sources:
+        if source.name in seen:
+            raise ParseError("the same file is given twice", path=source.name)
+        seen.add(source.name)
+        match = _PID_IN_NAME.search(Path(source.name).name)
+        if match:
+            pids.setdefault(match[1], source.name)
+    if len(pids) > 1:
+        first, second = list(pids.items())[:2]
+        raise ParseError(
+            f"the log files come from different runs: {first[1]} and {second[1]} were written "
+            f"by pgbench processes {first[0]} and {second[0]}",
+            path=second[1],
+            hint="give the per-thread files of one run (pgbench_log.PID and pgbench_log.PID.N)",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-transaction logs.
+
+
+def _count_words(sources: Sequence[LogSource]) -> dict[str, int]:
+    """How often each word pgbench writes for a missing latency appears (third column only)."""
+    counts = dict.fromkeys(TX_WORDS, 0)
+    needles = {word: f" {word} ".encode() for word in TX_WORDS}
+    for source in sources:
+        with source.open() as stream:
+            tail = b""
+            while True:
+                block = stream.read(_CHUNK)
+                data = tail + block
+                cut = data.rfind(b"\n") + 1 if block else len(data)
+                part, tail = data[:cut], data[cut:]
+                for word, needle in needles.items():
+                    counts[word] += part.count(needle)
+                if not block:
+                    break
+    return counts
+
+
+def _scan(sources: Sequence[LogSource], layout: LogLayout) -> Any:
+    import polars as pl
+
+    narrow = {"client_id": pl.Int32, "script_no": pl.Int32, "time_us": pl.Int32}
+    schema = pl.Schema({name: narrow.get(name, pl.Int64) for name in layout.columns})
+    frames = []
+    for source in sources:
+        target: Any = source.path if source.path is not None else io.BytesIO(source.data or b"")
+        frames.append(
+            pl.scan_csv(
+                target,
+                separator=" ",
+                has_header=False,
+                schema=schema,
+                null_values=list(TX_WORDS),
+                quote_char=None,
+                raise_if_empty=False,
+            )
+        )
+    lazy = frames[0] if len(frames) == 1 else pl.concat(frames)
+    # A blank line reads as a row of nulls: drop those, keep rows with any value.
+    return lazy.filter(pl.any_horizontal(pl.all().is_not_null()))
+
+
+def _collect(sources: Sequence[LogSource], layout: LogLayout) -> tuple[Any, Any]:
+    """Two streaming passes: per-second counts and checks, and the latency histogram."""
+    import polars as pl
+
+    rows = _scan(sources, layout)
+    lat = pl.col("latency_us")
+    names = layout.columns
+    checks = [pl.col(n).null_count().alias(f"nulls_{n}") for n in names if n != "latency_us"]
+    checks += [pl.col(n).min().alias(f"min_{n}") for n in names]
+    extra = []
+    if "schedule_lag_us" in names:
+        lag = pl.col("schedule_lag_us")
+        extra += [
+            lag.sum().alias("lag_sum"),
+            lag.max().alias("lag_max"),
+            lag.count().alias("lag_n"),
+        ]
+    if "retries" in names:
+        retries = pl.col("retries")
+        extra += [retries.sum().alias("retries"), (retries > 0).sum().alias("retried")]
+    if "time_epoch_s" in names:
+        per_group = rows.group_by("time_epoch_s").agg(
+            lat.count().alias("ok"),
+            pl.len().alias("rows"),
+            lat.null_count().alias("missing"),
+            pl.col("time_us").max().alias("end_us_max"),
+            (pl.col("time_us").cast(pl.Int64) - lat.fill_null(0)).min().alias("start_us_min"),
+            pl.col("time_us").max().alias("max_time_us"),
+            *checks,
+            *extra,
+        )
+    else:
+        per_group = rows.select(
+            lat.count().alias("ok"),
+            pl.len().alias("rows"),
+            lat.null_count().alias("missing"),
+            *checks,
+            *extra,
+        )
+    histogram = rows.select(lat).drop_nulls().group_by("latency_us").len()
+    return (
+        per_group.collect(engine="streaming"),
+        histogram.collect(engine="streaming").sort("latency_us"),
+    )
+
+
+def _percentiles(histogram: Any, total: int) -> dict[str, float | None]:
+    """Exact nearest-rank percentiles, min, max, mean and standard deviation, in ms."""
+    import polars as pl
+
+    keys = ("min", *(k for k, _ in PERCENTILES), "max", "avg", "stddev")
+    if total == 0:
+        return dict.fromkeys(keys, None)
+    values = histogram["latency_us"]
+    cumulative = histogram["len"].cast(pl.Int64).cum_sum()
+    result: dict[str, float | None] = {"min": _ms(values[0])}
+    for key, fraction in PERCENTILES:
+        rank = max(1, math.ceil(fraction * total - 1e-9))
+        index = int(cumulative.search_sorted(rank, side="left"))
+        result[key] = _ms(values[min(index, len(values) - 1)])
+    result["max"] = _ms(values[-1])
+    counts = histogram["len"].cast(pl.Int64)
+    total_us = int((values.cast(pl.Int64) * counts).sum())
+    mean = total_us / total
+    squares = ((values.cast(pl.Float64) - mean) ** 2 * counts.cast(pl.Float64)).sum()
+    result["avg"] = _ms(mean)
+    result["stddev"] = _ms(math.sqrt(squares / total))
+    return result
+
+
+def _sampling_hint(head_rows: list[list[str]]) -> tuple[bool | None, float | None]:
+    """Guess from transaction numbers whether ``--sampling-rate`` thinned the log.
+
+    pgbench numbers each client's transactions 1, 2, 3…; a sampled log keeps a random few.
+    """
+    by_client: dict[str, list[int]] = {}
+    for row in head_rows:
+        if len(row) >= 2 and row[0].isdigit() and row[1].isdigit():
+            by_client.setdefault(row[0], []).append(int(row[1]))
+    kept = spanned = 0
+    for numbers in by_client.values():
+        if len(numbers) >= 2:
+            kept += len(numbers) - 1
+            spanned += max(numbers) - min(numbers)
+    if spanned == 0:
+        return None, None
+    rate = kept / spanned
+    if rate >= 0.95:
+        return False, None
+    return True, round(rate, 3)
+
+
+def parse_transaction_log(
+    sources: Sequence[LogSource], layout: LogLayout, head_rows: list[list[str]]
+) -> dict[str, Any]:
+    """Read per-transaction log files of one run into the documented result."""
+    try:
+        per_group, histogram = _collect(sources, layout)
+    except MemoryError:
+        raise
+    except Exception as exc:  # polars raises several error types for malformed CSV
+        raise _failure(sources, layout, str(exc).splitlines()[0] if str(exc) else "") from None
+    except BaseException as exc:  # a Rust panic arrives as pyo3's PanicException
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise _failure(sources, layout, "the reader stopped on malformed data") from None
+    return _transaction_result(sources, layout, head_rows, per_group, histogram)
+
+
+def _sum(frame: Any, column: str) -> int:
+    value = frame[column].sum()
+    return int(value) if value is not None else 0
+
+
+def _validate(sources: Sequence[LogSource], layout: LogLayout, per_group: Any) -> None:
+    names = layout.columns
+    bad = any(_sum(per_group, f"nulls_{n}") for n in names if n != "latency_us")
+    bad = bad or any(
+        per_group[f"min_{n}"].min() is not None and per_group[f"min_{n}"].min() < 0 for n in names
+    )
+    if "time_us" in names and per_group.height:
+        top = per_group["max_time_us"].max()
+        bad = bad or (top is not None and top >= US_PER_S)
+    if bad:
+        raise _failure(sources, layout, "a line has a missing or impossible value")
+
+
+def _transaction_result(
+    sources: Sequence[LogSource],
+    layout: LogLayout,
+    head_rows: list[list[str]],
+    per_group: Any,
+    histogram: Any,
+) -> dict[str, Any]:
+    _validate(sources, layout, per_group)
+    rows = _sum(per_group, "rows")
+    if rows == 0:
+        raise ParseError("the log file has no lines", path=sources[0].name)
+    ok = _sum(per_group, "ok")
+    missing = _sum(per_group, "missing")
+    words = dict.fromkeys(TX_WORDS, 0)
+    if missing:
+        words = _count_words(sources)
+        if sum(words.values()) != missing:
+            raise _failure(sources, layout, "a latency field is empty")
+    failed = words["failed"] + words["serialization"] + words["deadlock"] + words["other"]
+    sampled, rate = _sampling_hint(head_rows)
+    notes = list(layout.notes)
+    result: dict[str, Any] = {
+        "kind": "transaction_log",
+        "transactions": ok,
+        "failed": failed,
+        "skipped": words["skipped"],
+        "serialization_failures": words["serialization"],
+        "deadlock_failures": words["deadlock"],
+        "other_failures": words["other"],
+        "rows": rows,
+        "latency_ms": _percentiles(histogram, ok),
+        "percentile_method": "nearest-rank",
+        "duration_s": None,
+        "start_epoch_s": None,
+        "tps_per_second": None,
+        "retries": _sum(per_group, "retries") if "retries" in layout.columns else None,
+        "retried": _sum(per_group, "retried") if "retries" in layout.columns else None,
+        "schedule_lag_ms": _lag(per_group) if "schedule_lag_us" in layout.columns else None,
+        "sampled": sampled,
+        "estimated_sampling_rate": rate,
+        "columns": list(layout.columns),
+        "files": [s.name for s in sources],
+        "notes": notes,
+    }
+    if "time_epoch_s" in layout.columns:
+        _add_timeline(result, per_group, sources)
+    else:
+        notes.append("this log format (before 8.3) has no timestamps: no duration or series")
+    if sampled:
+        notes.append(
+            "transaction numbers have gaps: the log looks sampled (--sampling-rate), so counts "
+            "and tps_per_second are of logged rows, not of all transactions"
+        )
+    return result
+
+
+def _lag(per_group: Any) -> dict[str, float | None]:
+    count = _sum(per_group, "lag_n")
+    if count == 0:
+        return {"avg": None, "max": None}
+    return {"avg": _ms(_sum(per_group, "lag_sum") / count), "max": _ms(per_group["lag_max"].max())}
+
+
+def _add_timeline(result: dict[str, Any], per_group: Any, sources: Sequence[LogSource]) -> None:
+    seconds = per_group.sort("time_epoch_s")
+    first, last = int(seconds["time_epoch_s"][0]), int(seconds["time_epoch_s"][-1])
+    if last == 0:
+        result["notes"].append("all timestamps are 0 (pgbench on Windows): no duration or series")
+        return
+    if last - first > MAX_SPAN_S:
+        raise ParseError(
+            f"the log's timestamps span {last - first} s (from {first} to {last}), more than "
+            f"{MAX_SPAN_S // 86400} days; a timestamp looks corrupted or the files mix runs",
+            path=sources[0].name,
+            hint="give the log files of one run",
+        )
+    epoch_us = seconds["time_epoch_s"] * US_PER_S
+    start = int((epoch_us + seconds["start_us_min"]).min())
+    end = int((epoch_us + seconds["end_us_max"]).max())
+    result["duration_s"] = round((end - start) / US_PER_S, 6)
+    result["start_epoch_s"] = first
+    series = [0] * (last - first + 1)
+    for second, count in zip(seconds["time_epoch_s"], seconds["ok"], strict=True):
+        series[int(second) - first] = int(count)
+    result["tps_per_second"] = series
+
+
+# ---------------------------------------------------------------------------------------------
+# Aggregate logs.
+
+
+@dataclass
+class _Interval:
+    """One interval's figures, summed over the per-thread files."""
+
+    count: int = 0
+    latency_sum: int = 0
+    latency_sum2: int = 0
+    latency_min: int | None = None
+    latency_max: int | None = None
+    lag_sum: int = 0
+    lag_count: int = 0
+    lag_max: int | None = None
+
+
+_AGG_COUNTS = (
+    "skipped",
+    "retried",
+    "retries",
+    "serialization_failures",
+    "deadlock_failures",
+    "other_failures",
+)
+
+
+def parse_aggregate_log(sources: Sequence[LogSource], layout: LogLayout) -> dict[str, Any]:
+    """Read aggregate log files of one run into the documented result (intervals merged)."""
+    intervals: dict[int, _Interval] = {}
+    counts = {name: 0 for name in _AGG_COUNTS if name in layout.columns}
+    index = {name: i for i, name in enumerate(layout.columns)}
+    lag_written = False
+    for source in sources:
+        for number, line in _iter_lines(source):
+            if not line.strip():
+                continue
+            fields = line.split(" ")
+            problem = _line_problem(fields, layout)
+            if problem is not None:
+                raise ParseError(
+                    f"not a pgbench aggregate log line: {problem}",
+                    path=source.name,
+                    line=number,
+                    hint="the file looks damaged or mixes different files",
+                )
+            values = [int(f) for f in fields]
+            entry = intervals.setdefault(values[0], _Interval())
+            n = values[1]
+            entry.count += n
+            entry.latency_sum += values[2]
+            entry.latency_sum2 += values[3]
+            if n > 0:
+                low, high = values[4], values[5]
+                entry.latency_min = (
+                    low if entry.latency_min is None else min(entry.latency_min, low)
+                )
+                entry.latency_max = (
+                    high if entry.latency_max is None else max(entry.latency_max, high)
+                )
+            if "lag_sum_us" in index:
+                if any(values[index[c]] for c in ("lag_sum_us", "lag_max_us")):
+                    lag_written = True
+                entry.lag_sum += values[index["lag_sum_us"]]
+                entry.lag_count += n
+                lag_max = values[index["lag_max_us"]]
+                entry.lag_max = lag_max if entry.lag_max is None else max(entry.lag_max, lag_max)
+            for name in counts:
+                counts[name] += values[index[name]]
+    if not intervals:
+        raise ParseError("the log file has no lines", path=sources[0].name)
+    return _aggregate_result(sources, layout, intervals, counts, lag_written)
+
+
+def _interval_length(starts: list[int]) -> int | None:
+    steps = [b - a for a, b in itertools.pairwise(starts) if b > a]
+    if not steps:
+        return None
+    return max(set(steps), key=steps.count)
+
+
+def _aggregate_result(
+    sources: Sequence[LogSource],
+    layout: LogLayout,
+    intervals: dict[int, _Interval],
+    counts: dict[str, int],
+    lag_written: bool,
+) -> dict[str, Any]:
+    starts = sorted(intervals)
+    if starts[-1] - starts[0] > MAX_SPAN_S:
+        raise ParseError(
+            f"the log's intervals span {starts[-1] - starts[0]} s (from {starts[0]} to "
+            f"{starts[-1]}), more than {MAX_SPAN_S // 86400} days; a timestamp looks corrupted",
+            path=sources[0].name,
+            hint="give the log files of one run",
+        )
+    entries = [intervals[s] for s in starts]
+    total = sum(e.count for e in entries)
+    length = _interval_length(starts)
+    latency: dict[str, float | None] = {"avg": None, "min": None, "max": None, "stddev": None}
+    if total:
+        mean = sum(e.latency_sum for e in entries) / total
+        square_mean = sum(e.latency_sum2 for e in entries) / total
+        latency = {
+            "avg": _ms(mean),
+            "min": _ms(min(e.latency_min for e in entries if e.latency_min is not None)),
+            "max": _ms(max(e.latency_max for e in entries if e.latency_max is not None)),
+            "stddev": _ms(math.sqrt(max(square_mean - mean * mean, 0.0))),
+        }
+    notes = list(layout.notes)
+    lag = None
+    if "lag_sum_us" in layout.columns and lag_written:
+        lag_n = sum(e.lag_count for e in entries)
+        lag = {
+            "avg": _ms(sum(e.lag_sum for e in entries) / lag_n) if lag_n else None,
+            "max": _ms(max(e.lag_max or 0 for e in entries)),
+        }
+    failure_columns = [
+        c for c in ("serialization_failures", "deadlock_failures", "other_failures") if c in counts
+    ]
+    failed = sum(counts[c] for c in failure_columns) if failure_columns else None
+    if failed == 0:
+        failed = None
+        notes.append("failure columns are all 0; pgbench fills them only with --failures-detailed")
+    if length is None:
+        notes.append("only one interval: its length is unknown, so no tps per interval")
+    else:
+        notes.append("the last interval may be partial (the run ended inside it)")
+    return {
+        "kind": "aggregate_log",
+        "intervals": len(starts),
+        "interval_s": length,
+        "start_epoch_s": starts[0],
+        "transactions": total,
+        "latency_ms": latency,
+        "tps_per_interval": (
+            [round(e.count / length, 3) for e in entries] if length is not None else None
+        ),
+        "transactions_per_interval": [e.count for e in entries],
+        "failed": failed,
+        "skipped": counts.get("skipped"),
+        "retried": counts.get("retried"),
+        "retries": counts.get("retries"),
+        "serialization_failures": counts.get("serialization_failures"),
+        "deadlock_failures": counts.get("deadlock_failures"),
+        "other_failures": counts.get("other_failures"),
+        "schedule_lag_ms": lag,
+        "columns": list(layout.columns),
+        "files": [s.name for s in sources],
+        "notes": notes,
+    }
