@@ -420,6 +420,19 @@ _AGG_COUNTS = (
 )
 
 
+def _interval_problem(values: list[int]) -> str | None:
+    """What makes one aggregate line impossible (sums and extremes that cannot go together)."""
+    n, total, low, high = values[1], values[2], values[4], values[5]
+    if n == 0:
+        return None if total == 0 else f"latency sum {total} with 0 transactions"
+    if low > high:
+        return f"minimum latency {low} above maximum {high}"
+    # Sums and extremes are each rounded to whole µs: allow up to 1 µs per transaction.
+    if not (low - 1) * n <= total <= (high + 1) * n:
+        return f"latency sum {total} does not fit {n} transactions between {low} and {high} µs"
+    return None
+
+
 def parse_aggregate_log(sources: Sequence[LogSource], layout: LogLayout) -> dict[str, Any]:
     """Read aggregate log files of one run into the documented result (intervals merged)."""
     intervals: dict[int, _Interval] = {}
@@ -440,6 +453,14 @@ def parse_aggregate_log(sources: Sequence[LogSource], layout: LogLayout) -> dict
                     hint="the file looks damaged or mixes different files",
                 )
             values = [int(f) for f in fields]
+            problem = _interval_problem(values)
+            if problem is not None:
+                raise ParseError(
+                    f"impossible aggregate log line: {problem}",
+                    path=source.name,
+                    line=number,
+                    hint="the file looks damaged or was cut short",
+                )
             entry = intervals.setdefault(values[0], _Interval())
             n = values[1]
             entry.count += n

@@ -12,9 +12,9 @@ import math
 import re
 from dataclasses import dataclass
 
-#: A number as pgbench prints it, including the ``nan``/``-nan``/``inf`` that C's printf gives
-#: for 0/0 and x/0.
-NUM = r"[-+]?(?:\d+(?:\.\d+)?|\.\d+|nan|NaN|NAN|inf|Inf|INF)"
+#: A number as pgbench prints it (never negative, always a digit before the point), including
+#: the ``nan``/``-nan``/``inf`` that C's printf gives for 0/0 and x/0.
+NUM = r"(?:\d+(?:\.\d+)?|-?(?:nan|NaN|NAN)|inf|Inf|INF)"
 
 _PASSWORD_PROMPT = re.compile(r"^(?:Password(?: for user [^:\s]+)?:\s*)+")
 
