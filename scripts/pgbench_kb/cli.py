@@ -83,6 +83,20 @@ def _configure_import(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="print the run file instead of writing it"
     )
+    p.add_argument(
+        "--log",
+        dest="logs",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a pgbench --log file of the run (repeatable: one per thread); kept gzipped, "
+        "its latency percentiles go into results",
+    )
+    p.add_argument(
+        "--mask-hostnames",
+        action="store_true",
+        help="leave host names out (null) and list them in provenance.masked",
+    )
 
 
 def _run_import(args: argparse.Namespace) -> int:
@@ -96,6 +110,8 @@ def _run_import(args: argparse.Namespace) -> int:
         harness_dir=args.harness_dir,
         root=args.root,
         dry_run=args.dry_run,
+        log_paths=args.logs,
+        mask_hostnames=args.mask_hostnames,
         stdin=sys.stdin,
         stdout=sys.stdout,
     )
@@ -116,12 +132,19 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
         help="run files, hardware notes or folders (default: data/runs and content/hardware)",
     )
     p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: one per CPU when there are many files)",
+    )
 
 
 def _run_check(args: argparse.Namespace) -> int:
     from pgbench_kb.check import check_paths, format_report
 
-    report = check_paths(args.paths, root=args.root)
+    report = check_paths(args.paths, root=args.root, jobs=args.jobs)
     sys.stdout.write(format_report(report))
     return 1 if report.errors else 0
 
@@ -157,13 +180,29 @@ def _configure_plan(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cores", type=int, default=None, help="client cores for choosing threads (default: nproc)"
     )
+    p.add_argument(
+        "--for-bash",
+        action="store_true",
+        help="print the plan scripts/bench.sh reads (format: pgbench_kb/profile.py)",
+    )
+    p.add_argument(
+        "--known-settings",
+        type=Path,
+        metavar="FILE",
+        help="output of `postgres --describe-config`: reject setting names the server lacks",
+    )
 
 
 def _run_plan(args: argparse.Namespace) -> int:
-    from pgbench_kb.profile import load_profile, render_plan
+    from pgbench_kb.profile import describe_plan, load_profile, render_plan
 
-    profile = load_profile(args.profile)
-    sys.stdout.write(render_plan(profile, cores=args.cores))
+    known = None
+    if args.known_settings is not None:
+        text = args.known_settings.read_text(encoding="utf-8", errors="replace")
+        known = {line.split("\t", 1)[0] for line in text.splitlines() if line.strip()}
+    profile = load_profile(args.profile, known_settings=known)
+    render = render_plan if args.for_bash else describe_plan
+    sys.stdout.write(render(profile, cores=args.cores))
     return 0
 
 

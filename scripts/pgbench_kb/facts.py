@@ -1,23 +1,53 @@
-"""Interpret the raw facts that ``scripts/bench.sh`` recorded (command outputs, one file each)
-into run-file sections. A fact whose file is missing or unreadable is ``None``, never guessed.
+"""Interpret the raw facts that ``scripts/bench.sh`` recorded (command output and copies of
+system files, one file each) as run-file sections. A fact whose file is missing or unreadable is
+``None``, never guessed.
 
-Layout of a trial folder (see scripts/bench.sh)::
+Layout of a trial folder (written by scripts/bench.sh)::
 
-    trial.tsv            key<TAB>value lines: profile, trial, group, repeat, scale, target, …
-    command.argv         the exact pgbench argv, one argument per line
-    pgbench.out          pgbench's stdout and stderr together, as a person would paste them
-    database_size.txt    pg_database_size after the run
-    facts/server/        lscpu.txt meminfo.txt os-release.txt uname.txt nproc.txt hostname.txt
-                         thp.txt governor.txt mdstat.txt storage-N.path storage-N.findmnt
-    facts/postgres/      version.txt version_num.txt pg_config-configure.txt settings.tsv
+    trial.tsv                 key<TAB>value: profile, trial, group, repeat, scale, target, reset,
+                              settings_name, network, checkpoint, started_at, ended_at, …
+    command.argv              the exact pgbench argv, one argument per line
+    pgbench.out               pgbench's stdout and stderr together, as a person would paste them
+    pgbench_log.*             the sampled per-transaction log (one file per thread)
+    init.out, warmup.out      output of pgbench -i (reinit reset) and of the warm-up run
+    scripts/                  the custom script files the trial ran
+    stats-before.tsv          counters before and after the trial: ``name<TAB>json`` lines for
+    stats-after.tsv           pg_stat_bgwriter, pg_stat_checkpointer (17+), pg_stat_wal (14+),
+                              pg_stat_database; ``wal_lsn<TAB>X/Y``; ``taken_at<TAB>epoch``
+    database-size-init.txt    pg_database_size right after pgbench -i (bytes)
+    database-size-after.txt   pg_database_size after the trial (bytes)
+    facts/host/               the server's machine (and the client's when they are one):
+                              lscpu.txt, proc_meminfo.txt, etc_os-release.txt, uname.txt,
+                              nproc.txt, pagesize.txt, hostname.txt, proc_mdstat.txt,
+                              sys_kernel_mm_transparent_hugepage_enabled.txt,
+                              sys_devices_system_cpu_cpu0_cpufreq_scaling_governor.txt, and per
+                              volume (data, wal): storage-L.path, storage-L.findmnt.json,
+                              storage-L.{scheduler,read_ahead_kb,rotational,model,size,disk}.txt
+    facts/client/             the client machine, when the server is elsewhere (same files)
+    facts/postgres/           version.txt, version_num.txt, pg_config.tsv (the server's
+                              pg_config view) or pg_config-configure.txt, settings.tsv
+                              (name, setting, unit, source, vartype of every non-default
+                              setting), pgbench-version.txt, target.txt
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
 from typing import Any
+
+from pgbench_kb.runbuild import (
+    cpu_skeleton,
+    host_skeleton,
+    os_skeleton,
+    volume_skeleton,
+)
+
+# Settings the harness sets to keep its throwaway server private: plumbing, not configuration.
+HARNESS_SETTINGS = {"listen_addresses", "unix_socket_directories", "port"}
+MEMORY_UNITS = {"B": 1, "kB": 1024, "8kB": 8192, "16kB": 16384, "32kB": 32768, "MB": 1024**2}
 
 
 def _read(path: Path) -> str | None:
@@ -25,6 +55,11 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
+
+
+def _text(path: Path) -> str | None:
+    text = _read(path)
+    return text.strip() or None if text is not None else None
 
 
 def read_tsv_pairs(path: Path) -> dict[str, str]:
@@ -37,59 +72,80 @@ def read_tsv_pairs(path: Path) -> dict[str, str]:
     return pairs
 
 
-def _int_or_none(text: str | None) -> int | None:
+def int_or_none(text: str | None) -> int | None:
     if text is None:
         return None
     text = text.strip()
-    return int(text) if text.isdigit() else None
+    return int(text) if re.fullmatch(r"-?\d+", text) else None
 
 
-def cpu_facts(folder: Path) -> dict[str, Any] | None:
-    text = _read(folder / "lscpu.txt")
-    threads = _int_or_none(_read(folder / "nproc.txt"))
-    if text is None and threads is None:
-        return None
+# ---------------------------------------------------------------------------------------------
+# the machine
+
+
+def _lscpu(folder: Path) -> dict[str, str]:
     fields: dict[str, str] = {}
-    for line in (text or "").splitlines():
+    for line in (_read(folder / "lscpu.txt") or "").splitlines():
         key, sep, value = line.partition(":")
         if sep:
             fields.setdefault(key.strip(), value.strip())
-    sockets = _int_or_none(fields.get("Socket(s)"))
-    per_socket = _int_or_none(fields.get("Core(s) per socket"))
-    cpus = _int_or_none(fields.get("CPU(s)"))
+    return fields
+
+
+def cpu_facts(folder: Path) -> dict[str, Any]:
+    cpu = cpu_skeleton()
+    fields = _lscpu(folder)
+    threads = int_or_none(fields.get("CPU(s)")) or int_or_none(_read(folder / "nproc.txt"))
+    sockets = int_or_none(fields.get("Socket(s)"))
+    per_socket = int_or_none(fields.get("Core(s) per socket"))
+    per_core = int_or_none(fields.get("Thread(s) per core"))
     mhz = fields.get("CPU max MHz") or fields.get("CPU MHz")
-    return {
-        "model": fields.get("Model name"),
-        "sockets": sockets,
-        "cores": sockets * per_socket if sockets and per_socket else None,
-        "threads": cpus if cpus is not None else threads,
-        "mhz": round(float(mhz)) if mhz and re.fullmatch(r"[0-9.]+", mhz) else None,
-    }
+    model = fields.get("Model name")
+    if model is None:
+        match = re.search(
+            r"^model name\s*:\s*(.+)$", _read(folder / "proc_cpuinfo.txt") or "", re.M
+        )
+        model = match.group(1).strip() if match else None
+    cpu.update(
+        {
+            "model": model,
+            "sockets": sockets,
+            "cores": sockets * per_socket if sockets and per_socket else None,
+            "threads": threads,
+            "mhz": round(float(mhz)) if mhz and re.fullmatch(r"[0-9.]+", mhz) else None,
+            "smt": per_core > 1 if per_core else None,
+        }
+    )
+    return cpu
 
 
 def ram_bytes(folder: Path) -> int | None:
-    match = re.search(r"^MemTotal:\s+(\d+) kB", _read(folder / "meminfo.txt") or "", re.M)
+    text = _read(folder / "proc_meminfo.txt") or _read(folder / "meminfo.txt") or ""
+    match = re.search(r"^MemTotal:\s+(\d+) kB", text, re.M)
     return int(match.group(1)) * 1024 if match else None
 
 
-def os_facts(folder: Path) -> dict[str, Any] | None:
-    release = _read(folder / "os-release.txt")
+def os_facts(folder: Path) -> dict[str, Any]:
+    facts = os_skeleton()
+    release = _read(folder / "etc_os-release.txt") or _read(folder / "os-release.txt")
     uname = (_read(folder / "uname.txt") or "").split()
-    if release is None and not uname:
-        return None
     values = {}
     for line in (release or "").splitlines():
         key, sep, value = line.partition("=")
         if sep:
             values[key] = value.strip().strip('"')
-    return {
-        "name": values.get("NAME") or (uname[0] if uname else None),
-        "release": values.get("VERSION_ID"),
-        "kernel": uname[1] if len(uname) > 1 else None,
-    }
+    facts.update(
+        {
+            "name": values.get("NAME") or (uname[0] if uname else None),
+            "release": values.get("VERSION_ID"),
+            "kernel": uname[1] if len(uname) > 1 else None,
+            "page_size_bytes": int_or_none(_read(folder / "pagesize.txt")),
+        }
+    )
+    return facts
 
 
-def _bracketed(text: str | None) -> str | None:
+def bracketed(text: str | None) -> str | None:
     """The selected value in sysfs's ``a [b] c`` notation, or the whole value."""
     if text is None:
         return None
@@ -97,56 +153,295 @@ def _bracketed(text: str | None) -> str | None:
     return match.group(1) if match else (text.strip() or None)
 
 
-def storage_facts(folder: Path, index: int) -> dict[str, Any] | None:
-    path = _read(folder / f"storage-{index}.path")
-    found = (_read(folder / f"storage-{index}.findmnt") or "").split()
+def host_facts(folder: Path) -> dict[str, Any] | None:
+    """The ``server`` section (or the host part of ``client``) from a facts folder."""
+    if not folder.is_dir() or not any(folder.iterdir()):
+        return None
+    host = host_skeleton()
+    host["hostname"] = _text(folder / "hostname.txt")
+    host["cpu"] = cpu_facts(folder)
+    host["ram_bytes"] = ram_bytes(folder)
+    host["os"] = os_facts(folder)
+    host["tuning"]["cpu_governor"] = _text(
+        folder / "sys_devices_system_cpu_cpu0_cpufreq_scaling_governor.txt"
+    ) or _text(folder / "governor.txt")
+    host["tuning"]["transparent_hugepages"] = bracketed(
+        _read(folder / "sys_kernel_mm_transparent_hugepage_enabled.txt")
+        or _read(folder / "thp.txt")
+    )
+    return host
+
+
+def mdstat_arrays(text: str | None) -> dict[str, dict[str, Any]]:
+    """Software RAID arrays in /proc/mdstat: ``{"md0": {"level": "raid1", "disks": 2}}``."""
+    arrays: dict[str, dict[str, Any]] = {}
+    for line in (text or "").splitlines():
+        match = re.match(r"^(md\d+)\s*:\s*active\s+(?:\([^)]*\)\s+)?(\w+)\s+(.*)$", line)
+        if match:
+            members = re.findall(r"(\w+)\[\d+\](?!\(S\))", match.group(3))
+            arrays[match.group(1)] = {"level": match.group(2), "disks": len(members) or None}
+    return arrays
+
+
+def _findmnt(prefix: Path) -> dict[str, Any]:
+    text = _read(prefix.with_name(prefix.name + ".findmnt.json"))
+    if text:
+        try:
+            found = json.loads(text).get("filesystems") or []
+        except (json.JSONDecodeError, AttributeError):
+            found = []
+        if found and isinstance(found[0], dict):
+            return found[0]
+    # The skeleton's plain format: SOURCE FSTYPE OPTIONS
+    parts = (_read(prefix.with_name(prefix.name + ".findmnt")) or "").split()
+    keys = ("source", "fstype", "options")
+    return dict(zip(keys, parts, strict=False))
+
+
+def _array_guess(disk: str | None, rotational: str | None, md: dict[str, Any] | None):
+    """What the kernel can tell about the disks behind a volume; the rest is declared."""
+    if md:
+        return {
+            "level": md["level"]
+            if md["level"] in {"raid0", "raid1", "raid5", "raid6", "raid10"}
+            else "other",
+            "disks": md["disks"],
+            "implementation": "mdraid",
+        }
+    if not disk:
+        return None
+    guess: dict[str, Any] = {}
+    if disk.startswith("vd"):
+        guess.update(media="virtual", interface="virtio")
+    elif disk.startswith("nvme"):
+        guess.update(media="nvme", interface="nvme")
+    elif rotational is not None and rotational.strip() == "1":
+        guess.update(media="hdd")
+    elif rotational is not None and rotational.strip() == "0" and disk.startswith("sd"):
+        guess.update(media="ssd")
+    return guess or None
+
+
+def storage_volume(folder: Path, label: str, mdstat: str | None) -> dict[str, Any] | None:
+    prefix = folder / f"storage-{label}"
+    path = _text(prefix.with_name(prefix.name + ".path"))
     if path is None:
         return None
-    return {
-        "path": path.strip(),
-        "device": found[0] if found else None,
-        "filesystem": found[1] if len(found) > 1 else None,
-        "mount_options": found[2] if len(found) > 2 else None,
-    }
+    volume = volume_skeleton()
+    mount = _findmnt(prefix)
+    volume["path"] = path.rstrip("/") or "/"
+    volume["device"] = mount.get("source")
+    volume["filesystem"] = mount.get("fstype")
+    options = mount.get("options")
+    volume["mount_options"] = options
+    if volume["filesystem"] in {"ext3", "ext4"} and options:
+        match = re.search(r"(?:^|,)data=(ordered|writeback|journal)(?:,|$)", options)
+        volume["journal_mode"] = match.group(1) if match else "ordered"
+    volume["scheduler"] = bracketed(_read(prefix.with_name(prefix.name + ".scheduler.txt")))
+    volume["read_ahead_kb"] = int_or_none(
+        _read(prefix.with_name(prefix.name + ".read_ahead_kb.txt"))
+    )
+    disk = _text(prefix.with_name(prefix.name + ".disk.txt"))
+    md = mdstat_arrays(mdstat).get(disk or "")
+    guess = _array_guess(disk, _read(prefix.with_name(prefix.name + ".rotational.txt")), md)
+    if guess:
+        from pgbench_kb.runbuild import array_skeleton
+
+        array = array_skeleton()
+        array.update(guess)
+        model = _text(prefix.with_name(prefix.name + ".model.txt"))
+        if model and not md:
+            array["disk_model"] = model
+        sectors = int_or_none(_read(prefix.with_name(prefix.name + ".size.txt")))
+        if sectors and not md:
+            array["disk_size_bytes"] = sectors * 512
+        if not md:
+            array["level"], array["disks"] = "single", 1
+        volume["array"] = array
+    return volume
 
 
-def host_facts(folder: Path, *, mask_hostname: bool = False) -> dict[str, Any]:
-    hostname = (_read(folder / "hostname.txt") or "").strip() or None
+def storage_facts(folder: Path) -> dict[str, Any] | None:
+    """``storage.data`` and ``storage.wal`` from the recorded volumes (controller: declared)."""
+    mdstat = _read(folder / "proc_mdstat.txt")
+    data = storage_volume(folder, "data", mdstat)
+    wal = storage_volume(folder, "wal", mdstat)
+    if data is None and wal is None:
+        return None
+    wal_section: dict[str, Any] = {"placement": None, **(wal or volume_skeleton())}
+    if data and wal and wal.get("device"):
+        if wal.get("filesystem") == "tmpfs":
+            wal_section["placement"] = "tmpfs"
+        elif data.get("device") == wal.get("device"):
+            wal_section["placement"] = "with-data"
+            wal_section["array"] = None  # the data volume's array says it
+        else:
+            wal_section["placement"] = "own-disk"
     return {
-        "hostname": None if mask_hostname else hostname,
-        "cpu": cpu_facts(folder),
-        "ram_bytes": ram_bytes(folder),
-        "os": os_facts(folder),
-        "tuning": {
-            "cpu_governor": (_read(folder / "governor.txt") or "").strip() or None,
-            "transparent_hugepages": _bracketed(_read(folder / "thp.txt")),
+        "data": data,
+        "wal": wal_section,
+        "controller": {
+            "model": None,
+            "write_cache": None,
+            "battery_backed": None,
+            "cache_bytes": None,
+            "disk_write_cache": None,
         },
     }
 
 
-def postgres_facts(folder: Path) -> dict[str, Any]:
-    version_text = _read(folder / "version.txt") or ""
-    match = re.search(r"PostgreSQL (\d+(?:\.\d+)?(?:devel|beta\d+|rc\d+)?)", version_text)
-    settings = {}
+# ---------------------------------------------------------------------------------------------
+# the server
+
+
+def _setting_value(value: str, unit: str, vartype: str) -> str | int | float | bool:
+    """A setting as a person writes it: 128MB, 5min, on, 0.9, 'C'."""
+    if vartype == "bool":
+        return value == "on"
+    if vartype in {"integer", "real"} and unit:
+        if unit in MEMORY_UNITS and re.fullmatch(r"-?\d+", value):
+            size = int(value) * MEMORY_UNITS[unit]
+            for suffix, factor in (("GB", 1024**3), ("MB", 1024**2), ("kB", 1024)):
+                if size and size % factor == 0:
+                    return f"{size // factor}{suffix}"
+            return f"{size}B"
+        return f"{value}{unit}"
+    if vartype == "integer" and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if vartype == "real":
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def settings_facts(folder: Path) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
     for line in (_read(folder / "settings.tsv") or "").splitlines():
         parts = line.split("\t")
-        if len(parts) >= 3:
-            name, value, unit = parts[0], parts[1], parts[2]
-            settings[name] = f"{value}{unit}" if unit and unit not in {"s", "ms", "min"} else value
-    configure = (_read(folder / "pg_config-configure.txt") or "").strip() or None
+        if len(parts) < 3 or parts[0] in HARNESS_SETTINGS:
+            continue
+        # Names are case-insensitive; the run format writes them as postgresql.conf does.
+        name, value, unit = parts[0].lower(), parts[1], parts[2]
+        vartype = parts[4] if len(parts) > 4 else ""
+        settings[name] = _setting_value(value, unit, vartype)
+    return settings
+
+
+def postgres_facts(folder: Path) -> dict[str, Any]:
+    from pgbench_kb.runbuild import postgres_skeleton
+
+    pg = postgres_skeleton()
+    version_text = _read(folder / "version.txt") or ""
+    match = re.search(r"PostgreSQL (\d+(?:\.\d+)?(?:devel|beta\d+|rc\d+)?)", version_text)
+    pg["version"] = match.group(1) if match else None
+    pg["version_num"] = int_or_none(_read(folder / "version_num.txt"))
+    config = read_tsv_pairs(folder / "pg_config.tsv")
+    configure = (config.get("CONFIGURE") or _text(folder / "pg_config-configure.txt") or "").strip()
+    pg["build"]["configure"] = configure or None
+    compiler = re.search(r"compiled by ([^,]+)", version_text)
+    pg["build"]["compiler"] = compiler.group(1).strip() if compiler else None
+    pg["settings"] = settings_facts(folder)
+    return pg
+
+
+def pgbench_version(folder: Path) -> str | None:
+    match = re.search(r"pgbench \(PostgreSQL\) (\S+)", _read(folder / "pgbench-version.txt") or "")
+    return match.group(1) if match else None
+
+
+# ---------------------------------------------------------------------------------------------
+# counters
+
+
+def read_stats(path: Path) -> dict[str, Any]:
+    """``{"bgwriter": {...}, "checkpointer": {...}, "wal": {...}, "database": {...},
+    "wal_lsn": "0/1A2B3C", "taken_at": 1700000000.5}`` from a stats snapshot."""
+    out: dict[str, Any] = {}
+    for line in (_read(path) or "").splitlines():
+        name, sep, value = line.partition("\t")
+        if not sep:
+            continue
+        if value.startswith("{"):
+            try:
+                out[name] = json.loads(value)
+            except json.JSONDecodeError:
+                continue
+        elif name == "taken_at":
+            try:
+                out[name] = float(value)
+            except ValueError:
+                continue
+        else:
+            out[name] = value.strip()
+    return out
+
+
+def lsn_bytes(lsn: str | None) -> int | None:
+    """A WAL position ``X/Y`` as a byte offset."""
+    match = re.fullmatch(r"([0-9A-Fa-f]+)/([0-9A-Fa-f]+)", lsn or "")
+    return (int(match.group(1), 16) << 32) + int(match.group(2), 16) if match else None
+
+
+def _delta(before: dict[str, Any], after: dict[str, Any], view: str, *columns: str) -> int | None:
+    for column in columns:
+        a = (after.get(view) or {}).get(column)
+        b = (before.get(view) or {}).get(column)
+        if isinstance(a, int | float) and isinstance(b, int | float):
+            return int(a - b)
+    return None
+
+
+def server_stats(trial: Path) -> dict[str, Any] | None:
+    """Counter deltas over the trial (pg_stat_checkpointer on 17+, pg_stat_bgwriter before)."""
+    before = read_stats(trial / "stats-before.tsv")
+    after = read_stats(trial / "stats-after.tsv")
+    if not before or not after:
+        return None
+    if "checkpointer" in after:
+        timed = _delta(before, after, "checkpointer", "num_timed")
+        requested = _delta(before, after, "checkpointer", "num_requested")
+        written = _delta(before, after, "checkpointer", "buffers_written")
+        backend = None  # counted in pg_stat_io from 17 on
+    else:
+        timed = _delta(before, after, "bgwriter", "checkpoints_timed")
+        requested = _delta(before, after, "bgwriter", "checkpoints_req")
+        written = _delta(before, after, "bgwriter", "buffers_checkpoint")
+        backend = _delta(before, after, "bgwriter", "buffers_backend")
+    wal_a, wal_b = lsn_bytes(after.get("wal_lsn")), lsn_bytes(before.get("wal_lsn"))
+    wal_bytes = wal_a - wal_b if wal_a is not None and wal_b is not None else None
+    if wal_bytes is None:
+        wal_bytes = _delta(before, after, "wal", "wal_bytes")
+    temp = _delta(before, after, "database", "temp_bytes")
     return {
-        "version": match.group(1) if match else None,
-        "version_num": _int_or_none(_read(folder / "version_num.txt")),
-        "build": {"configure": configure, "source": None},
-        "settings": settings,
+        "checkpoints_timed": timed,
+        "checkpoints_requested": requested,
+        "buffers_written_checkpoint": written,
+        "buffers_written_bgwriter": _delta(before, after, "bgwriter", "buffers_clean"),
+        "buffers_written_backend": backend,
+        "wal_bytes": wal_bytes,
+        "wal_records": _delta(before, after, "wal", "wal_records"),
+        "wal_fpi": _delta(before, after, "wal", "wal_fpi"),
+        "blocks_read": _delta(before, after, "database", "blks_read"),
+        "blocks_hit": _delta(before, after, "database", "blks_hit"),
+        "temp_bytes": temp,
+        "xact_commit": _delta(before, after, "database", "xact_commit"),
+        "xact_rollback": _delta(before, after, "database", "xact_rollback"),
+        "deadlocks": _delta(before, after, "database", "deadlocks"),
     }
 
 
+# ---------------------------------------------------------------------------------------------
+# the command
+
+
 def command_line(trial: Path) -> tuple[list[str], str | None]:
-    """The argv as recorded, and a readable command line without paths to the binary."""
+    """The argv as recorded, and a readable command line without the binary's folder."""
     text = _read(trial / "command.argv")
     if text is None:
         return [], None
     argv = text.splitlines()
-    shown = ["pgbench", *argv[1:]] if argv else []
-    return argv, shlex.join(shown)
+    if not argv:
+        return [], None
+    return argv, shlex.join(["pgbench", *argv[1:]])

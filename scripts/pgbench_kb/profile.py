@@ -1,39 +1,133 @@
-"""Bench profiles: load and validate a profile YAML and expand it into trials.
+"""Bench profiles: read and validate a profile YAML, expand it into the trials of a bench.
 
-``scripts/bench.sh`` asks ``kb plan PROFILE`` for the trials and runs them; it never reads YAML
-itself. A plan line is tab-separated; list-valued fields are joined with the ASCII unit
-separator (0x1f) so that bash can split them into arrays without any quoting rules::
+``scripts/bench.sh`` never reads YAML. It asks ``kb plan --for-bash PROFILE`` for the trials and
+runs them in order; ``kb plan PROFILE`` prints the same plan for people. Every problem in a
+profile is a ``ProfileError`` located as ``path:line: field: message (hint)``.
 
-    index total group repeat repeats scale settings_name settings workload pgbench_args seconds
+Profile keys (docs/harness.md has the long form)::
+
+    description        one line saying what the profile is for                  (required)
+    scales             pgbench -i -s, a number or a list                         (required)
+    clients            pgbench -c, a number or a list                            (required)
+    threads            pgbench -j: "auto" (default: as many as the client's cores allow,
+                       dividing the clients evenly) or a number
+    workloads          a list; each item is a builtin name (tpcb-like, simple-update,
+                       select-only) or {name: N, scripts: [{builtin: B | file: F, weight: W}]};
+                       a file is relative to the profile's folder                (required)
+    duration_s         pgbench -T; or
+    transactions       pgbench -t (per client) — exactly one of the two
+    query_modes        pgbench -M: simple | extended | prepared (default [simple])
+    rates              pgbench -R in transactions per second; null = unthrottled (default [null])
+    latency_limit_ms   pgbench -L (needs a rate)
+    repeats            runs of each configuration (default 1)
+    warmup_s           an unrecorded run of the same workload before each trial (default 0)
+    reset              how the database is put back before each trial: template (a clone of
+                       a template database made once per scale) | reinit (pgbench -i again)
+    log_sampling_rate  share of transactions written to the per-transaction log (default 0.05;
+                       0 turns the log off)
+    init_flags         extra pgbench -i flags, e.g. [--partitions=4, --init-steps=dtgvp]
+    settings           server settings for every trial (name: value)
+    settings_sets      name → settings; the throwaway server restarts with each set in turn
+
+Order of trials: scale (outermost: each scale is initialised once), then repeat, then settings
+set (the server restarts when the set changes), then workload × query mode × rate × clients.
+Repeats are interleaved — every configuration of a scale runs once before any runs a second
+time — so that a slow drift of the machine spreads over all configurations instead of biasing
+one; the price is a restart of the throwaway server (about a second) per set and repeat.
+
+Plan format for bash (``--for-bash``): one line per trial, fields separated by 0x1e, lists
+inside a field by 0x1f (neither is whitespace, so empty fields survive ``read``)::
+
+    index total group repeat repeats scale settings_name settings workload pgbench_args
+    seconds warmup_args init_args reset script_files
+
+``pgbench_args`` exclude the connection and the database name, which bash adds.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.errors import ProfileError
-from pgbench_kb.runfile import load_yaml_file
+from pgbench_kb.errors import ProfileError, RunFileError
+from pgbench_kb.runfile import Loaded, load_yaml_file
 
 PROFILES_DIR = Path(__file__).resolve().parents[1] / "profiles"
 BUILTINS = ("tpcb-like", "simple-update", "select-only")
+QUERY_MODES = ("simple", "extended", "prepared")
+RESETS = {"template": "template-clone", "reinit": "reinit"}
+FIELD_SEP = "\x1e"
 UNIT_SEP = "\x1f"
-KNOWN_KEYS = {"description", "scales", "clients", "workloads", "duration_s", "repeats"}
+DEFAULT_SAMPLING_RATE = 0.05
+KNOWN_KEYS = (
+    "description",
+    "scales",
+    "clients",
+    "threads",
+    "workloads",
+    "duration_s",
+    "transactions",
+    "query_modes",
+    "rates",
+    "latency_limit_ms",
+    "repeats",
+    "warmup_s",
+    "reset",
+    "log_sampling_rate",
+    "init_flags",
+    "settings",
+    "settings_sets",
+)
+SETTING_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]+)?$")
+WORKLOAD_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# Settings the harness sets itself to keep the throwaway server private.
+HARNESS_SETTINGS = ("listen_addresses", "unix_socket_directories", "port", "data_directory")
+
+
+@dataclass(frozen=True)
+class Script:
+    builtin: str | None
+    file: Path | None
+    weight: int
+
+    def arg(self) -> str:
+        what = self.builtin if self.builtin else str(self.file)
+        flag = "--builtin" if self.builtin else "--file"
+        return f"{flag}={what}@{self.weight}"
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    scripts: tuple[Script, ...]
 
 
 @dataclass(frozen=True)
 class Profile:
     name: str
     path: Path
+    description: str
     scales: tuple[int, ...]
     clients: tuple[int, ...]
-    workloads: tuple[str, ...]
-    duration_s: int
+    threads: int | None
+    workloads: tuple[Workload, ...]
+    duration_s: int | None
+    transactions: int | None
+    query_modes: tuple[str, ...]
+    rates: tuple[float | None, ...]
+    latency_limit_ms: float | None
     repeats: int
+    warmup_s: int
+    reset: str
+    log_sampling_rate: float
+    init_flags: tuple[str, ...]
+    settings_sets: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -49,6 +143,52 @@ class Trial:
     workload: str
     pgbench_args: tuple[str, ...]
     seconds: int
+    warmup_args: tuple[str, ...] = ()
+    init_args: tuple[str, ...] = ()
+    reset: str = "template-clone"
+    script_files: tuple[str, ...] = field(default=())
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+class _Reader:
+    """Validation helpers that know the file and the line of every key."""
+
+    def __init__(self, loaded: Loaded, path: Path) -> None:
+        self.loaded = loaded
+        self.path = path
+
+    def fail(self, key: str, message: str, hint: str | None = None) -> ProfileError:
+        return ProfileError(
+            message, path=str(self.path), line=self.loaded.line_of(key), field=key, hint=hint
+        )
+
+    def as_list(self, key: str, value: Any) -> list[Any]:
+        items = value if isinstance(value, list) else [value]
+        if not items:
+            raise self.fail(key, "is an empty list", f"give at least one value, e.g. {key}: [1]")
+        return items
+
+    def positive_int(self, key: str, value: Any, hint: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise self.fail(key, f"expected a positive whole number, got {value!r}", hint)
+        return value
+
+    def positive_ints(self, key: str, value: Any) -> tuple[int, ...]:
+        items = self.as_list(key, value)
+        return tuple(
+            self.positive_int(
+                f"{key}.{i}" if isinstance(value, list) else key, item, f"e.g. {key}: [1, 4]"
+            )
+            for i, item in enumerate(items)
+        )
+
+    def number(self, key: str, value: Any, *, minimum: float, hint: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
+            raise self.fail(key, f"expected a number ≥ {minimum:g}, got {value!r}", hint)
+        return float(value)
 
 
 def resolve_profile_path(name_or_path: str) -> Path:
@@ -58,73 +198,332 @@ def resolve_profile_path(name_or_path: str) -> Path:
     return PROFILES_DIR / f"{name_or_path}.yaml"
 
 
-def _positive_ints(value: Any, key: str, path: str, line: int | None) -> tuple[int, ...]:
-    items = value if isinstance(value, list) else [value]
-    if not items or not all(
-        isinstance(i, int) and not isinstance(i, bool) and i > 0 for i in items
-    ):
-        raise ProfileError(
-            f"expected a positive whole number or a list of them, got {value!r}",
-            path=path,
-            line=line,
-            field=key,
-            hint=f"e.g. {key}: [1, 4]",
+def shipped_profiles() -> list[str]:
+    return sorted(p.stem for p in PROFILES_DIR.glob("*.yaml"))
+
+
+def _setting_value(reader: _Reader, key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, str) and value.strip() and not any(c in value for c in "\n\r\t\x1e\x1f"):
+        return value
+    raise reader.fail(
+        key, f"expected a setting value (text, number, on/off), got {value!r}", "e.g. 128MB"
+    )
+
+
+def _settings(
+    reader: _Reader, key: str, value: Any, known: set[str] | None
+) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise reader.fail(key, "expected a mapping of server settings", "e.g. shared_buffers: 1GB")
+    out = []
+    for name, setting in value.items():
+        where = f"{key}.{name}"
+        name = str(name)
+        if not SETTING_NAME_RE.match(name):
+            raise reader.fail(where, f"'{name}' is not a server setting name", "e.g. fsync")
+        if name in HARNESS_SETTINGS:
+            raise reader.fail(
+                where,
+                f"'{name}' is set by the harness (the server listens only on a private socket)",
+                "remove it from the profile",
+            )
+        if known is not None and name not in known and "." not in name:
+            raise reader.fail(
+                where,
+                f"unknown server setting '{name}'",
+                "see `postgres --describe-config` for the names this server knows",
+            )
+        out.append((name, _setting_value(reader, where, setting)))
+    return tuple(out)
+
+
+def _script(reader: _Reader, key: str, item: Any, base: Path) -> Script:
+    if not isinstance(item, dict):
+        raise reader.fail(key, f"expected {{builtin: NAME}} or {{file: PATH}}, got {item!r}")
+    unknown = set(item) - {"builtin", "file", "weight"}
+    if unknown:
+        raise reader.fail(
+            f"{key}.{sorted(unknown)[0]}",
+            f"unknown key '{sorted(unknown)[0]}'",
+            "a script has builtin or file, and weight",
         )
-    return tuple(items)
+    weight = reader.positive_int(f"{key}.weight", item.get("weight", 1), "e.g. weight: 9")
+    if ("builtin" in item) == ("file" in item):
+        raise reader.fail(key, "give exactly one of builtin or file")
+    if "builtin" in item:
+        if item["builtin"] not in BUILTINS:
+            raise reader.fail(
+                f"{key}.builtin",
+                f"unknown builtin script {item['builtin']!r}",
+                "builtin scripts: " + ", ".join(BUILTINS),
+            )
+        return Script(builtin=item["builtin"], file=None, weight=weight)
+    raw = item["file"]
+    if not isinstance(raw, str) or not raw.strip() or "@" in raw or "\n" in raw:
+        raise reader.fail(f"{key}.file", f"expected a file path, got {raw!r}", "e.g. zipf.sql")
+    path = (base / raw).resolve()
+    if not path.is_file():
+        raise reader.fail(
+            f"{key}.file",
+            f"no such script file '{raw}' (looked in {path.parent})",
+            "paths are relative to the profile's folder",
+        )
+    return Script(builtin=None, file=path, weight=weight)
 
 
-def load_profile(name_or_path: str) -> Profile:
-    """Read and validate a profile; every problem names the file, line and key."""
+def _workloads(reader: _Reader, value: Any, base: Path) -> tuple[Workload, ...]:
+    items = reader.as_list("workloads", value)
+    out = []
+    for i, item in enumerate(items):
+        key = f"workloads.{i}" if isinstance(value, list) else "workloads"
+        if isinstance(item, str):
+            if item not in BUILTINS:
+                raise reader.fail(
+                    key,
+                    f"unknown workload {item!r}",
+                    "a builtin (" + ", ".join(BUILTINS) + ") or {name: …, scripts: […]}",
+                )
+            out.append(Workload(item, (Script(builtin=item, file=None, weight=1),)))
+            continue
+        if not isinstance(item, dict):
+            raise reader.fail(key, f"expected a builtin name or a mapping, got {item!r}")
+        unknown = set(item) - {"name", "scripts"}
+        if unknown:
+            name = sorted(unknown)[0]
+            raise reader.fail(
+                f"{key}.{name}", f"unknown key '{name}'", "a workload has name and scripts"
+            )
+        name = item.get("name")
+        if not isinstance(name, str) or not WORKLOAD_NAME_RE.match(name):
+            raise reader.fail(
+                f"{key}.name" if "name" in item else key,
+                f"expected a short lower-case name, got {name!r}",
+                "e.g. name: read-mostly",
+            )
+        scripts = item.get("scripts")
+        if not isinstance(scripts, list) or not scripts:
+            raise reader.fail(
+                f"{key}.scripts" if "scripts" in item else key,
+                "expected a list of scripts",
+                "e.g. scripts: [{builtin: select-only, weight: 9}, {file: my.sql, weight: 1}]",
+            )
+        out.append(
+            Workload(
+                name,
+                tuple(
+                    _script(reader, f"{key}.scripts.{j}", s, base) for j, s in enumerate(scripts)
+                ),
+            )
+        )
+    names = [w.name for w in out]
+    for i, name in enumerate(names):
+        if names.index(name) != i:
+            raise reader.fail(f"workloads.{i}", f"workload '{name}' is listed twice")
+    return tuple(out)
+
+
+def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -> Profile:
+    """Read and validate a profile; the first problem is raised as a located ``ProfileError``.
+
+    ``known_settings``: the server's setting names, to reject a misspelt setting before any
+    trial runs (bench.sh passes them from ``postgres --describe-config``).
+    """
     path = resolve_profile_path(name_or_path)
     if not path.is_file():
-        shipped = ", ".join(sorted(p.stem for p in PROFILES_DIR.glob("*.yaml")))
         raise ProfileError(
             f"no such profile '{name_or_path}'",
             path=str(path),
-            hint=f"shipped profiles: {shipped}",
+            hint="shipped profiles: " + ", ".join(shipped_profiles()),
         )
-    loaded = load_yaml_file(path)
+    try:
+        loaded = load_yaml_file(path)
+    except RunFileError as exc:
+        raise ProfileError(exc.message, path=exc.path, line=exc.line, hint=exc.hint) from None
+    reader = _Reader(loaded, path)
     data = loaded.data
-    where = str(path)
     if not isinstance(data, dict):
-        raise ProfileError("a profile is a YAML mapping of keys to values", path=where, line=1)
+        raise ProfileError(
+            "a profile is a YAML mapping of keys to values",
+            path=str(path),
+            line=1,
+            hint="start from scripts/profiles/smoke.yaml",
+        )
     for key in data:
         if key not in KNOWN_KEYS:
-            raise ProfileError(
-                f"unknown key '{key}'",
-                path=where,
-                line=loaded.line_of(str(key)),
-                field=str(key),
-                hint="known keys: " + ", ".join(sorted(KNOWN_KEYS)),
+            raise reader.fail(
+                str(key), f"unknown key '{key}'", "known keys: " + ", ".join(KNOWN_KEYS)
             )
-    for key in ("scales", "clients", "workloads", "duration_s"):
+    for key in ("description", "scales", "clients", "workloads"):
         if key not in data:
             raise ProfileError(
-                "missing", path=where, line=1, field=key, hint=f"add '{key}:' to the profile"
+                "missing", path=str(path), line=1, field=key, hint=f"add '{key}:' to the profile"
             )
-    workloads = data["workloads"] if isinstance(data["workloads"], list) else [data["workloads"]]
-    for workload in workloads:
-        if workload not in BUILTINS:
-            raise ProfileError(
-                f"unknown workload {workload!r}",
-                path=where,
-                line=loaded.line_of("workloads"),
-                field="workloads",
-                hint="builtin workloads: " + ", ".join(BUILTINS),
+    description = data["description"]
+    if not isinstance(description, str) or not description.strip():
+        raise reader.fail("description", "expected one line of text")
+
+    has_t, has_n = "duration_s" in data, "transactions" in data
+    if has_t and has_n:
+        raise reader.fail(
+            "transactions",
+            "give only one of duration_s (pgbench -T) and transactions (pgbench -t)",
+            "remove one of them",
+        )
+    if not has_t and not has_n:
+        raise ProfileError(
+            "missing",
+            path=str(path),
+            line=1,
+            field="duration_s",
+            hint="add 'duration_s:' (pgbench -T) or 'transactions:' (pgbench -t)",
+        )
+    duration = (
+        reader.positive_int("duration_s", data["duration_s"], "e.g. duration_s: 10")
+        if has_t
+        else None
+    )
+    transactions = (
+        reader.positive_int("transactions", data["transactions"], "e.g. transactions: 1000")
+        if has_n
+        else None
+    )
+
+    threads_raw = data.get("threads", "auto")
+    threads = (
+        None
+        if threads_raw == "auto"
+        else reader.positive_int("threads", threads_raw, "'auto' or a number, e.g. threads: 2")
+    )
+
+    modes = tuple(reader.as_list("query_modes", data.get("query_modes", ["simple"])))
+    for i, mode in enumerate(modes):
+        if mode not in QUERY_MODES:
+            raise reader.fail(
+                f"query_modes.{i}" if isinstance(data.get("query_modes"), list) else "query_modes",
+                f"unknown query mode {mode!r}",
+                "query modes: " + ", ".join(QUERY_MODES),
             )
+
+    rates_raw = data.get("rates", [None])
+    rates: list[float | None] = []
+    for i, rate in enumerate(reader.as_list("rates", rates_raw)):
+        key = f"rates.{i}" if isinstance(rates_raw, list) else "rates"
+        rates.append(
+            None
+            if rate is None
+            else reader.number(key, rate, minimum=0.001, hint="e.g. rates: [null, 500]")
+        )
+    latency_limit = data.get("latency_limit_ms")
+    if latency_limit is not None:
+        latency_limit = reader.number(
+            "latency_limit_ms", latency_limit, minimum=0.001, hint="e.g. latency_limit_ms: 50"
+        )
+        if any(r is None for r in rates):
+            raise reader.fail(
+                "latency_limit_ms",
+                "pgbench applies a latency limit only to rate-limited runs",
+                "give every entry of rates a number, or remove latency_limit_ms",
+            )
+
+    repeats = reader.positive_int("repeats", data.get("repeats", 1), "e.g. repeats: 3")
+    warmup = data.get("warmup_s", 0)
+    if warmup != 0:
+        warmup = reader.positive_int("warmup_s", warmup, "e.g. warmup_s: 10 (0 for none)")
+
+    reset = data.get("reset", "template")
+    if reset not in RESETS:
+        raise reader.fail(
+            "reset", f"unknown reset {reset!r}", "template (clone, fast) or reinit (pgbench -i)"
+        )
+    sampling = reader.number(
+        "log_sampling_rate",
+        data.get("log_sampling_rate", DEFAULT_SAMPLING_RATE),
+        minimum=0,
+        hint="a share between 0 and 1, e.g. 0.05",
+    )
+    if sampling > 1:
+        raise reader.fail(
+            "log_sampling_rate", f"expected a share between 0 and 1, got {sampling:g}"
+        )
+
+    init_flags_raw = data.get("init_flags", [])
+    if not isinstance(init_flags_raw, list):
+        raise reader.fail(
+            "init_flags", "expected a list of pgbench -i flags", "e.g. [--partitions=4]"
+        )
+    init_flags = []
+    for i, flag in enumerate(init_flags_raw):
+        if not isinstance(flag, str) or not re.fullmatch(r"--?[A-Za-z][A-Za-z-]*(=[^\s]+)?", flag):
+            raise reader.fail(
+                f"init_flags.{i}", f"expected one flag like --partitions=4, got {flag!r}"
+            )
+        if re.match(r"-(s|-scale|i|-initialize)\b", flag):
+            raise reader.fail(f"init_flags.{i}", "the scale comes from 'scales'", "remove it")
+        init_flags.append(flag)
+
+    base = _settings(reader, "settings", data.get("settings"), known_settings)
+    sets_raw = data.get("settings_sets")
+    settings_sets: list[tuple[str, tuple[tuple[str, str], ...]]] = []
+    if sets_raw is None:
+        settings_sets.append(("defaults" if not base else "profile", base))
+    elif not isinstance(sets_raw, dict) or not sets_raw:
+        raise reader.fail(
+            "settings_sets",
+            "expected a mapping of set names to settings",
+            "e.g. settings_sets: {sync-on: {}, sync-off: {synchronous_commit: 'off'}}",
+        )
+    else:
+        for set_name, values in sets_raw.items():
+            set_name = str(set_name)
+            if not WORKLOAD_NAME_RE.match(set_name):
+                raise reader.fail(
+                    f"settings_sets.{set_name}",
+                    f"'{set_name}' is not a short lower-case name",
+                    "e.g. sync-off",
+                )
+            own = _settings(reader, f"settings_sets.{set_name}", values, known_settings)
+            merged = dict(base)
+            merged.update(own)
+            settings_sets.append((set_name, tuple(merged.items())))
+
     return Profile(
         name=path.stem,
         path=path,
-        scales=_positive_ints(data["scales"], "scales", where, loaded.line_of("scales")),
-        clients=_positive_ints(data["clients"], "clients", where, loaded.line_of("clients")),
-        workloads=tuple(workloads),
-        duration_s=_positive_ints(
-            data["duration_s"], "duration_s", where, loaded.line_of("duration_s")
-        )[0],
-        repeats=_positive_ints(data.get("repeats", 1), "repeats", where, loaded.line_of("repeats"))[
-            0
-        ],
+        description=description.strip(),
+        scales=reader.positive_ints("scales", data["scales"]),
+        clients=reader.positive_ints("clients", data["clients"]),
+        threads=threads,
+        workloads=_workloads(reader, data["workloads"], path.parent),
+        duration_s=duration,
+        transactions=transactions,
+        query_modes=modes,
+        rates=tuple(rates),
+        latency_limit_ms=latency_limit,
+        repeats=repeats,
+        warmup_s=warmup,
+        reset=RESETS[reset],
+        log_sampling_rate=sampling,
+        init_flags=tuple(init_flags),
+        settings_sets=tuple(settings_sets),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# expanding
+
+
+def client_cores() -> int:
+    """Cores this process may run on (honours affinity and cpusets)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 def threads_for(clients: int, cores: int) -> int:
@@ -136,57 +535,87 @@ def threads_for(clients: int, cores: int) -> int:
 
 
 def _group_id(config: dict[str, Any]) -> str:
-    blob = json.dumps(config, sort_keys=True).encode()
+    blob = json.dumps(config, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:8]
 
 
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _run_args(
+    profile: Profile, workload: Workload, mode: str, rate: float | None, clients: int, threads: int
+) -> list[str]:
+    args = [s.arg() for s in workload.scripts]
+    args += [f"--client={clients}", f"--jobs={threads}", f"--protocol={mode}"]
+    if rate is not None:
+        args.append(f"--rate={_number(rate)}")
+        if profile.latency_limit_ms is not None:
+            args.append(f"--latency-limit={_number(profile.latency_limit_ms)}")
+    return args
+
+
 def expand(profile: Profile, *, cores: int | None = None) -> list[Trial]:
-    """Every trial of the profile, repeats innermost so that a configuration's runs sit together."""
-    cores = cores or os.cpu_count() or 1
-    configs = []
+    """Every trial of the profile in the order bench.sh runs them (see the module doc)."""
+    cores = cores or client_cores()
+    if profile.duration_s is not None:
+        length = [f"--time={profile.duration_s}"]
+    else:
+        length = [f"--transactions={profile.transactions}"]
+    measured = ["--progress=1", "--report-per-command"]
+    if profile.log_sampling_rate > 0:
+        measured += ["--log", f"--sampling-rate={_number(profile.log_sampling_rate)}"]
+    trials: list[Trial] = []
     for scale in profile.scales:
-        for workload in profile.workloads:
-            for clients in profile.clients:
-                threads = threads_for(clients, cores)
-                args = (
-                    "--builtin",
-                    workload,
-                    "--client",
-                    str(clients),
-                    "--jobs",
-                    str(threads),
-                    "--time",
-                    str(profile.duration_s),
-                    "--progress",
-                    "1",
-                    "--report-per-command",
-                )
-                configs.append((scale, workload, args))
-    total = len(configs) * profile.repeats
-    trials = []
-    for scale, workload, args in configs:
-        group = _group_id({"scale": scale, "args": args, "settings": {}})
+        init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
         for repeat in range(1, profile.repeats + 1):
-            trials.append(
-                Trial(
-                    index=len(trials) + 1,
-                    total=total,
-                    group=group,
-                    repeat=repeat,
-                    repeats=profile.repeats,
-                    scale=scale,
-                    settings_name="defaults",
-                    settings=(),
-                    workload=workload,
-                    pgbench_args=args,
-                    seconds=profile.duration_s,
-                )
-            )
-    return trials
+            for set_name, settings in profile.settings_sets:
+                for workload in profile.workloads:
+                    for mode in profile.query_modes:
+                        for rate in profile.rates:
+                            for clients in profile.clients:
+                                threads = min(
+                                    profile.threads or threads_for(clients, cores), clients
+                                )
+                                run = _run_args(profile, workload, mode, rate, clients, threads)
+                                config = {
+                                    "scale": scale,
+                                    "init": init_args,
+                                    "settings": settings,
+                                    "run": [*run, *length],
+                                    "warmup_s": profile.warmup_s,
+                                    "reset": profile.reset,
+                                }
+                                warmup = (
+                                    (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
+                                )
+                                trials.append(
+                                    Trial(
+                                        index=len(trials) + 1,
+                                        total=0,
+                                        group=_group_id(config),
+                                        repeat=repeat,
+                                        repeats=profile.repeats,
+                                        scale=scale,
+                                        settings_name=set_name,
+                                        settings=tuple(f"{k}={v}" for k, v in settings),
+                                        workload=workload.name,
+                                        pgbench_args=(*run, *length, *measured),
+                                        seconds=profile.duration_s or 0,
+                                        warmup_args=warmup,
+                                        init_args=init_args,
+                                        reset=profile.reset,
+                                        script_files=tuple(
+                                            str(s.file) for s in workload.scripts if s.file
+                                        ),
+                                    )
+                                )
+    total = len(trials)
+    return [Trial(**{**t.__dict__, "total": total}) for t in trials]
 
 
 def render_plan(profile: Profile, *, cores: int | None = None) -> str:
-    """The plan as text for bash: one tab-separated line per trial."""
+    """The plan for bash: one line per trial (format in the module doc)."""
     lines = []
     for t in expand(profile, cores=cores):
         fields = [
@@ -201,6 +630,60 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             t.workload,
             UNIT_SEP.join(t.pgbench_args),
             str(t.seconds),
+            UNIT_SEP.join(t.warmup_args),
+            UNIT_SEP.join(t.init_args),
+            t.reset,
+            UNIT_SEP.join(t.script_files),
         ]
-        lines.append("\t".join(fields))
+        lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)
+
+
+def estimate_seconds(profile: Profile, trials: list[Trial]) -> int:
+    """A rough wall time: the trials, warm-ups, and a few seconds of resets per trial."""
+    restarts = len(profile.scales) * len(profile.settings_sets) * profile.repeats
+    per_trial = 2 + profile.warmup_s
+    return sum(t.seconds for t in trials) + per_trial * len(trials) + 3 * restarts
+
+
+def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
+    """The plan for people: one row per trial and an estimate of the wall time."""
+    trials = expand(profile, cores=cores)
+    rows = [("#", "scale", "settings", "workload", "repeat", "pgbench arguments")]
+    for t in trials:
+        shown = [
+            a
+            for a in t.pgbench_args
+            if not a.startswith(("--log", "--sampling", "--progress", "--report"))
+        ]
+        rows.append(
+            (
+                str(t.index),
+                str(t.scale),
+                t.settings_name,
+                t.workload,
+                f"{t.repeat}/{t.repeats}",
+                " ".join(shown),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    out = [f"{profile.name}: {profile.description}"]
+    for name, settings in profile.settings_sets:
+        shown = ", ".join(f"{k}={v}" for k, v in settings) or "server defaults"
+        out.append(f"  settings {name}: {shown}")
+    out.append("")
+    for row in rows:
+        out.append(
+            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1]
+        )
+    minutes = math.ceil(estimate_seconds(profile, trials) / 6) / 10
+    out.append("")
+    out.append(
+        f"{len(trials)} trials, about {minutes:g} min (every trial also runs -P 1 -r"
+        + (
+            f" --log --sampling-rate={_number(profile.log_sampling_rate)})"
+            if profile.log_sampling_rate
+            else ")"
+        )
+    )
+    return "\n".join(out) + "\n"

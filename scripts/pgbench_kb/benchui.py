@@ -1,0 +1,281 @@
+"""What ``scripts/bench.sh`` shows while it runs: the live progress of a trial and the summary
+table at the end. bash never reads pgbench's output; it starts these helpers instead::
+
+    python -m pgbench_kb.benchui progress --output TRIAL/pgbench.out --trial 2 --of 6 …
+    python -m pgbench_kb.benchui summary RUN_FILE…
+
+``progress`` follows the output file pgbench is writing and draws one line on stderr — trial i of
+n, elapsed and remaining time of the whole bench, and the tps of pgbench's latest ``-P``
+report — redrawn in place on a terminal, every few seconds otherwise. It ends on SIGTERM, or by
+itself when the bench that started it is gone.
+
+``summary`` prints one row per configuration (the repeats of a group together): median tps,
+the spread of the repeats, median latency, and the p99 of the sampled per-transaction log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+PROGRESS_RE = re.compile(
+    r"^progress: (?P<t>[0-9.]+) s, (?P<tps>[0-9.]+) tps, lat (?P<lat>[0-9.]+) ms"
+    r"(?: stddev (?:[0-9.]+|NaN))?(?:, (?P<failed>\d+) failed)?",
+    re.M,
+)
+QUIET_INTERVAL_S = 5.0
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+def last_progress(text: str) -> dict[str, float] | None:
+    """The latest ``progress:`` report in pgbench's output (None before the first)."""
+    found = None
+    for found in PROGRESS_RE.finditer(text):  # noqa: B007 - we want the last one
+        pass
+    if found is None:
+        return None
+    return {
+        "t_s": float(found["t"]),
+        "tps": float(found["tps"]),
+        "latency_ms": float(found["lat"]),
+        "failed": float(found["failed"] or 0),
+    }
+
+
+def progress_line(
+    *,
+    trial: int,
+    of: int,
+    seconds: int,
+    later_seconds: int,
+    bench_started: float,
+    trial_started: float,
+    done_seconds: int,
+    now: float,
+    latest: dict[str, float] | None,
+    label: str = "",
+) -> str:
+    """One progress line, e.g. ``trial 2/6 · 00:41 elapsed · ~01:50 left · 4398 tps``."""
+    elapsed = now - bench_started
+    in_trial = now - trial_started
+    # What the bench spent between trials so far (resets, checkpoints, imports), per trial.
+    finished = trial - 1
+    overhead = (trial_started - bench_started - done_seconds) / finished if finished else 3.0
+    remaining = max(0.0, seconds - in_trial) + later_seconds + overhead * (of - trial)
+    parts = [f"trial {trial}/{of}", f"{_clock(elapsed)} elapsed", f"~{_clock(remaining)} left"]
+    if latest is None:
+        parts.append("starting")
+    else:
+        parts.append(f"{latest['tps']:.0f} tps, lat {latest['latency_ms']:.2f} ms")
+        if latest["failed"]:
+            parts.append(f"{latest['failed']:.0f} failed")
+    if label:
+        parts.append(label)
+    return " · ".join(parts)
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def run_progress(args: argparse.Namespace) -> int:
+    stop = False
+
+    def _stop(_signum: int, _frame: Any) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    tty = sys.stderr.isatty()
+    started = time.time()
+    last_shown = started
+    text = ""
+    offset = 0
+    while not stop and _alive(args.parent):
+        try:
+            with open(args.output, "rb") as handle:
+                handle.seek(offset)
+                chunk = handle.read()
+        except OSError:
+            chunk = b""
+        if chunk:
+            offset += len(chunk)
+            # Keep only the tail: the latest report is all we show.
+            text = (text + chunk.decode("utf-8", errors="replace"))[-4096:]
+        now = time.time()
+        line = progress_line(
+            trial=args.trial,
+            of=args.of,
+            seconds=args.seconds,
+            later_seconds=args.later_seconds,
+            bench_started=args.bench_started,
+            trial_started=started,
+            done_seconds=args.done_seconds,
+            now=now,
+            latest=last_progress(text),
+            label=args.label if not tty else "",
+        )
+        if tty:
+            sys.stderr.write("\r\033[K" + line)
+            sys.stderr.flush()
+        elif now - last_shown >= QUIET_INTERVAL_S:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+            last_shown = now
+        time.sleep(0.5)
+    if tty:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# summary
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _get(data: dict[str, Any] | None, dotted: str) -> Any:
+    node: Any = data
+    for key in dotted.split("."):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def _fmt(value: float | None, pattern: str = "{:.1f}") -> str:
+    return "—" if value is None else pattern.format(value)
+
+
+def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
+    """One row per configuration (repeat group), in the order the groups first appear."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        key = _get(run, "repeat.group") or str(run.get("id"))
+        groups.setdefault(key, []).append(run)
+    rows = [
+        [
+            "workload",
+            "scale",
+            "clients",
+            "mode",
+            "settings",
+            "n",
+            "tps median",
+            "spread",
+            "lat ms",
+            "p99 ms",
+        ]
+    ]
+    for members in groups.values():
+        first = members[0]
+        tps = [t for t in (_get(r, "results.tps") for r in members) if isinstance(t, int | float)]
+        lat = [
+            v
+            for v in (_get(r, "results.latency_avg_ms") for r in members)
+            if isinstance(v, int | float)
+        ]
+        p99 = [
+            v
+            for v in (_get(r, "results.latency_percentiles_ms.p99") for r in members)
+            if isinstance(v, int | float)
+        ]
+        median = statistics.median(tps) if tps else None
+        spread = None
+        if len(tps) > 1 and median:
+            spread = (max(tps) - min(tps)) / median * 100
+        settings = _get(first, "provenance.harness.settings_name") or "—"
+        rows.append(
+            [
+                str(_get(first, "benchmark.workload.name") or "—"),
+                str(_get(first, "benchmark.scale") or "—"),
+                str(_get(first, "benchmark.clients") or "—"),
+                str(_get(first, "benchmark.query_mode") or "—"),
+                str(settings),
+                str(len(members)),
+                _fmt(median),
+                "—" if spread is None else f"±{spread / 2:.1f}%",
+                _fmt(statistics.median(lat) if lat else None, "{:.3f}"),
+                _fmt(statistics.median(p99) if p99 else None, "{:.3f}"),
+            ]
+        )
+    return rows
+
+
+def format_table(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    numeric = {5, 6, 7, 8, 9, 2, 1}
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [
+            cell.rjust(width) if i in numeric and n else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"
+
+
+def run_summary(args: argparse.Namespace) -> int:
+    runs = [r for r in (_load(Path(p)) for p in args.runs) if r is not None]
+    if not runs:
+        return 0
+    sys.stdout.write("\n" + format_table(summary_rows(runs)))
+    sys.stdout.write("spread: half the range of the repeats, in percent of the median\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pgbench_kb.benchui")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("progress", help="follow a trial's pgbench output; draw progress")
+    p.add_argument("--output", required=True, type=Path)
+    p.add_argument("--trial", required=True, type=int)
+    p.add_argument("--of", required=True, type=int)
+    p.add_argument("--seconds", type=int, default=0)
+    p.add_argument("--later-seconds", type=int, default=0)
+    p.add_argument("--bench-started", type=float, default=time.time())
+    p.add_argument("--done-seconds", type=int, default=0)
+    p.add_argument("--label", default="")
+    p.add_argument("--parent", type=int, default=None)
+    p.set_defaults(handler=run_progress)
+    s = sub.add_parser("summary", help="the summary table of run files")
+    s.add_argument("runs", nargs="*")
+    s.set_defaults(handler=run_summary)
+    args = parser.parse_args(argv)
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
