@@ -206,6 +206,47 @@ def _run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# kb synth
+
+
+def _configure_synth(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", type=Path, required=True, help="folder to write into (not data/)")
+    p.add_argument("--count", type=int, default=1000, help="number of run files (default: 1000)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default: 1)")
+
+
+def _run_synth(args: argparse.Namespace) -> int:
+    from pgbench_kb.synth import generate
+
+    print(generate(args.out, count=args.count, seed=args.seed))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# kb docgen
+
+
+def _configure_docgen(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    p.add_argument(
+        "--check", action="store_true", help="only report whether the file is up to date"
+    )
+
+
+def _run_docgen(args: argparse.Namespace) -> int:
+    from pgbench_kb import docgen
+
+    if args.check:
+        if docgen.is_fresh(args.root):
+            print(f"{docgen.DOC_PATH} is up to date")
+            return 0
+        print(f"{docgen.DOC_PATH} is stale: run `kb docgen`", file=sys.stderr)
+        return 1
+    print(docgen.write(args.root))
+    return 0
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "parse",
@@ -243,6 +284,21 @@ COMMANDS: tuple[Command, ...] = (
         "kb plan smoke",
         _configure_plan,
         _run_plan,
+    ),
+    Command(
+        "synth",
+        "write realistic synthetic run files (marked synthetic) for scale tests",
+        "kb synth --out /tmp/kb-synth --count 10000\n"
+        "  kb check --root /tmp/kb-synth /tmp/kb-synth/runs /tmp/kb-synth/content/hardware",
+        _configure_synth,
+        _run_synth,
+    ),
+    Command(
+        "docgen",
+        "regenerate docs/data-format.md from the run and hardware-note schemas",
+        "kb docgen\n  kb docgen --check",
+        _configure_docgen,
+        _run_docgen,
     ),
 )
 

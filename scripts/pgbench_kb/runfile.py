@@ -62,12 +62,30 @@ class _CLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[m
     """The same with libyaml, when available: several times faster."""
 
 
+_NULL_TAG_ = "tag:yaml.org,2002:null"
+_STR_TAG_ = "tag:yaml.org,2002:str"
+# First characters with which a plain scalar can be anything but text (bool, int, float,
+# merge, null, timestamp, value); everything else resolves to text without trying regexes.
+_MAYBE_NOT_TEXT = frozenset("yYnNtTfFoO-+0123456789.<~=")
+
+
+def _fast_resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
+    """``resolve`` with a shortcut for the common plain scalars (same answers, less work)."""
+    if kind is yaml.ScalarNode and implicit[0]:
+        if value == "null":
+            return _NULL_TAG_
+        if value and value[0] not in _MAYBE_NOT_TEXT:
+            return _STR_TAG_
+    return yaml.resolver.Resolver.resolve(self, kind, value, implicit)
+
+
 def _construct_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return loader.construct_scalar(node)
 
 
 for _cls in (_PyLoader, _CLoader):
     _cls.add_constructor("tag:yaml.org,2002:timestamp", _construct_text)
+    _cls.resolve = _fast_resolve  # type: ignore[method-assign]
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _DEEP_SEQUENCE = re.compile(r"(?:-[ ]+){16}")
@@ -85,75 +103,103 @@ def _might_nest_deeply(text: str) -> bool:
     return brackets > 2 * MAX_DEPTH or _DEEP_SEQUENCE.search(text) is not None
 
 
-def _walk(
-    node: yaml.Node,
-    prefix: str,
-    out: dict[str, int],
-    seen: set[int],
-    path: str,
-    depth: int,
-    line: int = 1,
-) -> None:
-    """Record the line of every key; refuse aliases, duplicate keys, non-text keys, depth.
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_NULL_TAG = "tag:yaml.org,2002:null"
+_TIME_TAG = "tag:yaml.org,2002:timestamp"
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 
-    An alias is the very node object its anchor made, so a node met twice is an alias; it is
-    reported at ``line``, the line of the key or item that refers to it.
+
+class _Builder:
+    """Builds the Python value of a composed node tree in one pass, recording key lines.
+
+    It refuses what run files must not contain: aliases (an alias is the very node object its
+    anchor made, so a node met twice is one; it is reported at the line of the key or item that
+    refers to it), merge keys, non-text and duplicate keys, and nesting deeper than MAX_DEPTH.
+    Scalars of the core tags are built directly; any other tag goes to the safe constructor.
     """
-    if id(node) in seen:
-        raise RunFileError(
-            "YAML aliases (*name) are not allowed in run files",
-            path=path,
-            line=line,
-            field=prefix or None,
-            hint="write the value out in full",
-        )
-    if depth > MAX_DEPTH:
-        raise RunFileError(
-            f"nested more than {MAX_DEPTH} levels deep",
-            path=path,
-            line=node.start_mark.line + 1,
-        )
-    seen.add(id(node))
-    out.setdefault(prefix, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
+
+    def __init__(self, loader: Any, path: str) -> None:
+        self.loader = loader
+        self.path = path
+        self.lines: dict[str, int] = {}
+        self.seen: set[int] = set()
+
+    def fail(self, message: str, line: int, field: str | None, hint: str | None = None) -> None:
+        raise RunFileError(message, path=self.path, line=line, field=field or None, hint=hint)
+
+    def build(self, node: yaml.Node, prefix: str, depth: int, line: int) -> Any:
+        if id(node) in self.seen:
+            self.fail(
+                "YAML aliases (*name) are not allowed in run files",
+                line,
+                prefix,
+                "write the value out in full",
+            )
+        if depth > MAX_DEPTH:
+            self.fail(f"nested more than {MAX_DEPTH} levels deep", node.start_mark.line + 1, None)
+        self.seen.add(id(node))
+        self.lines.setdefault(prefix, node.start_mark.line + 1)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, yaml.MappingNode) and node.tag == "tag:yaml.org,2002:map":
+            return self.mapping(node, prefix, depth)
+        if isinstance(node, yaml.SequenceNode) and node.tag == "tag:yaml.org,2002:seq":
+            items = []
+            for index, item in enumerate(node.value):
+                dotted = f"{prefix}.{index}" if prefix else str(index)
+                item_line = line if id(item) in self.seen else item.start_mark.line + 1
+                items.append(self.build(item, dotted, depth + 1, item_line))
+            return items
+        return self.loader.construct_object(node, deep=True)
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        tag, value = node.tag, node.value
+        if tag in (_STR_TAG, _TIME_TAG):
+            return value
+        if tag == _NULL_TAG:
+            return None
+        if tag == _INT_TAG:
+            return (
+                int(value) if _PLAIN_INT.fullmatch(value) else self.loader.construct_yaml_int(node)
+            )
+        if tag == _FLOAT_TAG:
+            return self.loader.construct_yaml_float(node)
+        if tag == _BOOL_TAG:
+            return self.loader.construct_yaml_bool(node)
+        return self.loader.construct_object(node, deep=True)
+
+    def mapping(self, node: yaml.MappingNode, prefix: str, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
         first_line: dict[str, int] = {}
         for key_node, value_node in node.value:
             line = key_node.start_mark.line + 1
             if isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<":
-                raise RunFileError(
+                self.fail(
                     "YAML merge keys (<<) are not allowed in run files",
-                    path=path,
-                    line=line,
-                    field=prefix or None,
-                    hint="write the keys out in full",
+                    line,
+                    prefix,
+                    "write the keys out in full",
                 )
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _STR_TAG:
                 shown = key_node.value if isinstance(key_node, yaml.ScalarNode) else "…"
-                raise RunFileError(
-                    f"key {shown!r} is not text",
-                    path=path,
-                    line=line,
-                    field=prefix or None,
-                    hint="quote it, e.g. 'on': or '1':",
+                self.fail(
+                    f"key {shown!r} is not text", line, prefix, "quote it, e.g. 'on': or '1':"
                 )
-            key = str(key_node.value)
+            key = key_node.value
             dotted = f"{prefix}.{key}" if prefix else key
             if key in first_line:
-                raise RunFileError(
+                self.fail(
                     f"duplicate key {key!r} (first at line {first_line[key]})",
-                    path=path,
-                    line=line,
-                    field=dotted,
-                    hint="keep one of them",
+                    line,
+                    dotted,
+                    "keep one of them",
                 )
             first_line[key] = line
-            out[dotted] = line
-            _walk(value_node, dotted, out, seen, path, depth + 1, line)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            dotted = f"{prefix}.{index}" if prefix else str(index)
-            item_line = line if id(item) in seen else item.start_mark.line + 1
-            _walk(item, dotted, out, seen, path, depth + 1, item_line)
+            self.lines[dotted] = line
+            result[key] = self.build(value_node, dotted, depth + 1, line)
+        return result
 
 
 def _syntax_error(exc: yaml.YAMLError, text: str, path: str) -> RunFileError:
@@ -200,16 +246,15 @@ def load_yaml_text(text: str, *, path: str) -> Loaded:
             node = loader.get_single_node()
             if node is None:
                 return Loaded(None, {})
-            lines: dict[str, int] = {}
-            _walk(node, "", lines, set(), path, 0)
-            data = loader.construct_document(node)
+            builder = _Builder(loader, path)
+            data = builder.build(node, "", 0, 1)
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
         raise _syntax_error(exc, text, path) from None
     except RecursionError:
         raise RunFileError(f"nested more than {MAX_DEPTH} levels deep", path=path) from None
-    return Loaded(data, lines)
+    return Loaded(data, builder.lines)
 
 
 def read_text_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
