@@ -138,7 +138,7 @@ def run_id(run: dict[str, Any], raw_hash: str) -> str:
         raw_hash[:8],
     ]
     slug = "-".join(str(p) for p in parts if p)
-    return re.sub(r"[^A-Za-z0-9-]+", "-", slug)
+    return re.sub(r"[^A-Za-z0-9]+", "-", slug).strip("-")
 
 
 def _year_month(recorded_at: Any) -> tuple[str, str]:
@@ -271,7 +271,7 @@ def import_run(
         "give --set provenance.recorded_at=2026-11-22T10:00:00Z (when the run was made)",
     )
     if run["origin"] == "transcribed":
-        for key in ("title", "kind", "year"):
+        for key in ("title", "kind"):
             _require(
                 run,
                 f"provenance.source.{key}",
