@@ -30,11 +30,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import yaml
-
 from pgbench_kb import trial
 from pgbench_kb.check import run_rules
-from pgbench_kb.errors import RunImportError
+from pgbench_kb.errors import RunFileError, RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.runbuild import benchmark_from, results_from, skeleton
 from pgbench_kb.runfile import (
@@ -44,6 +42,7 @@ from pgbench_kb.runfile import (
     dump_run,
     dump_yaml,
     load_yaml_file,
+    load_yaml_text,
     sha256_bytes,
     write_new_file,
 )
@@ -76,8 +75,8 @@ def parse_set(item: str) -> tuple[str, Any]:
             hint="write it as --set storage.data.array.level=raid10",
         )
     try:
-        value = yaml.safe_load(raw_value) if raw_value.strip() else None
-    except yaml.YAMLError:
+        value = load_yaml_text(raw_value, path="--set").data if raw_value.strip() else None
+    except RunFileError:
         value = raw_value
     return key, value
 

@@ -215,6 +215,15 @@ def _syntax_error(exc: yaml.YAMLError, text: str, path: str) -> RunFileError:
             line=line,
             hint="remove it; run files are plain UTF-8 text",
         )
+    if isinstance(exc, yaml.constructor.ConstructorError) and "tag" in str(problem):
+        tag = getattr(exc.problem_mark, "name", None) and re.search(r"'([^']+)'", str(problem))
+        shown = tag.group(1).replace("tag:yaml.org,2002:", "!!") if tag else "this tag"
+        return RunFileError(
+            f"YAML tag {shown} is not allowed",
+            path=path,
+            line=line,
+            hint="run files hold plain text, numbers, true/false, lists and mappings",
+        )
     if "another document" in str(problem) or "single document" in str(problem):
         return RunFileError(
             "more than one YAML document ('---')",
@@ -228,6 +237,17 @@ def _syntax_error(exc: yaml.YAMLError, text: str, path: str) -> RunFileError:
         line=line,
         hint="fix the YAML at that line",
     )
+
+
+def _deep_line(text: str) -> int:
+    """The line where flow brackets or ``- - -`` first nest deeper than MAX_DEPTH."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += 1 if char in "[{" else -1 if char in "]}" else 0
+        if depth > MAX_DEPTH:
+            return text.count("\n", 0, index) + 1
+    match = _DEEP_SEQUENCE.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
 def load_yaml_text(text: str, *, path: str) -> Loaded:
@@ -253,7 +273,9 @@ def load_yaml_text(text: str, *, path: str) -> Loaded:
     except yaml.YAMLError as exc:
         raise _syntax_error(exc, text, path) from None
     except RecursionError:
-        raise RunFileError(f"nested more than {MAX_DEPTH} levels deep", path=path) from None
+        raise RunFileError(
+            f"nested more than {MAX_DEPTH} levels deep", path=path, line=_deep_line(text)
+        ) from None
     return Loaded(data, builder.lines)
 
 
@@ -265,11 +287,12 @@ def read_text_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
             raise RunFileError(
                 f"file is {size / 2**20:.1f} MiB; the limit is {max_bytes // 2**20} MiB",
                 path=str(path),
+                line=1,
                 hint="keep long series in the raw output, not in the run file",
             )
         raw = path.read_bytes()
     except OSError as exc:
-        raise RunFileError(f"cannot read: {exc.strerror}", path=str(path)) from None
+        raise RunFileError(f"cannot read: {exc.strerror}", path=str(path), line=1) from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

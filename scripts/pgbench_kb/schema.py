@@ -103,7 +103,7 @@ def _types(expected: Any) -> str:
 def _first_sentence(text: str | None) -> str | None:
     if not text:
         return None
-    return text.split(". ")[0].rstrip(".")
+    return re.split(r"\.\s+(?=[A-Z])", text)[0].rstrip(".")
 
 
 def _did_you_mean(word: str, choices: Iterable[str]) -> str | None:

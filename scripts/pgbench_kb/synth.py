@@ -70,7 +70,7 @@ class SynthResult:
 
 
 def _note(machine: tuple[Any, ...]) -> str:
-    slug, model, cores, threads, ram_gib, media, level, disks, rpm = machine
+    slug, model, cores, threads, ram_gib, media, _level, disks, rpm = machine
     front = {
         "schema_version": 1,
         "title": f"Synthetic machine {slug} (scale-test data)",
@@ -168,7 +168,7 @@ def synth_run(
         }
     )
     run["postgres"]["build"]["source"] = "synthetic"
-    name, kind, factor = shape["workload"]
+    name, kind, _factor = shape["workload"]
     clients = shape["clients"]
     threads = min(clients, shape["threads"])
     duration = shape["duration_s"]
