@@ -84,9 +84,29 @@ bench_on_signal() {
 bench_on_error() {
   local status="$1" line="$2" command="$3"
   ((BASH_SUBSHELL == 0)) || exit "$status"
+  local reason
+  reason="$(bench_diagnose)"
+  [[ -z "$reason" ]] || kb_die "$reason"
   printf 'error: unexpected failure (exit %s) at bench.sh line %s: %s\n' \
     "$status" "$line" "$command" >&2
   exit 1
+}
+
+# bench_diagnose — after a failure: is the disk full, or the throwaway server gone? One line, or
+# nothing when neither.
+bench_diagnose() {
+  if [[ -n "$KB_WORK" && -d "$KB_WORK" ]]; then
+    local free
+    free="$(kb_free_mb "$KB_WORK" 2>/dev/null || echo 999999)"
+    if ((free < 24)); then
+      printf "the disk holding the server's files is full (%s MB free in %s)\n" \
+        "$free" "$(dirname "$KB_WORK")"
+      return 0
+    fi
+  fi
+  if [[ "${KB_TARGET:-}" != existing && -n "${KB_PGDATA:-}" ]] && ! kb_server_alive; then
+    printf 'the server died: %s\n' "$(kb_tail "$KB_SERVER_LOG" 3)"
+  fi
 }
 
 bench_usage() {
@@ -119,17 +139,27 @@ bench_run_bg() {
   return "$status"
 }
 
+# bench_reason OUTPUT — why pgbench failed, in one line (Python reads pgbench's output).
+bench_reason() {
+  "$KB_BIN/python" -m pgbench_kb.benchui reason "$1" 2>/dev/null || kb_tail "$1" 3
+}
+
 # bench_failed WHAT OUTPUT STATUS — stop with what failed, saying whether the server died.
 bench_failed() {
-  local what="$1" output="$2" status="$3"
+  local what="$1" output="$2" status="$3" free
+  free="$(kb_free_mb "$KB_WORK" 2>/dev/null || echo 999999)"
+  if ((free < 24)); then
+    kb_die "the disk holding the server's files is full ($free MB free in" \
+      "$(dirname "$KB_WORK")) during $what: $(bench_reason "$output")"
+  fi
   if [[ "$KB_TARGET" != existing ]] && ! kb_server_alive; then
     kb_die "the server died during $what (pgbench exit $status): $(kb_tail "$KB_SERVER_LOG" 3)"
   fi
   if [[ "$KB_TARGET" == existing ]] && ! kb_psql "$KB_BENCH_DB" "SELECT 1" >/dev/null 2>&1; then
     kb_die "lost the connection to $(kb_target_describe) during $what (pgbench exit" \
-      "$status): $(kb_tail "$output" 3)"
+      "$status): $(bench_reason "$output")"
   fi
-  kb_die "pgbench failed (exit $status) in $what: $(kb_tail "$output" 3)"
+  kb_die "pgbench failed (exit $status) in $what: $(bench_reason "$output")"
 }
 
 # bench_server_settings SETTINGS — (re)start the throwaway server with one settings set.
@@ -200,6 +230,7 @@ bench_checkpoint() {
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
   local warmup init reset scripts
+  BENCH_STATUS_NOTE="the failed trial was not recorded"
   IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
     args seconds warmup init reset scripts <<<"$1"
   local -a pgbench_args warmup_args script_files
@@ -362,7 +393,6 @@ main() {
     done
   fi
 
-  BENCH_STATUS_NOTE="the failed trial was not recorded"
   kb_progress_init "${lines[@]}"
 
   if [[ "$KB_TARGET" == existing ]]; then

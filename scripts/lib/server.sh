@@ -81,10 +81,15 @@ kb_server_start() {
   fi
 }
 
-# kb_server_alive — status 0 while the postmaster runs.
+# kb_server_alive — status 0 while the postmaster runs. A killed postmaster can linger as a
+# zombie when nothing reaps orphans (containers), so its process state is checked too.
 kb_server_alive() {
   [[ -n "${KB_PGDATA:-}" && -f "$KB_PGDATA/postmaster.pid" ]] || return 1
-  kb_server_as_owner "$KB_PG_BINDIR/pg_ctl" -D "$KB_PGDATA" status >/dev/null 2>&1
+  local pid="" state=""
+  read -r pid <"$KB_PGDATA/postmaster.pid" || return 1
+  [[ "$pid" =~ ^[0-9]+$ && -d "/proc/$pid" ]] || return 1
+  read -r _ _ state _ <"/proc/$pid/stat" 2>/dev/null || return 1
+  [[ "$state" != Z && "$state" != X ]]
 }
 
 # kb_server_stop — fast shutdown (immediate when fast does not finish); tolerant of a server that

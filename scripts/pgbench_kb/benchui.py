@@ -9,6 +9,8 @@ n, elapsed and remaining time of the whole bench, and the tps of pgbench's lates
 report — redrawn in place on a terminal, every few seconds otherwise. It ends on SIGTERM, or by
 itself when the bench that started it is gone.
 
+``reason`` prints, in one line, why a pgbench run failed (the server's or pgbench's own error).
+
 ``summary`` prints one row per configuration (the repeats of a group together): median tps,
 the spread of the repeats, median latency, and the p99 of the sampled per-transaction log.
 """
@@ -256,6 +258,39 @@ def run_summary(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# reason
+
+REASON_RE = re.compile(r"(ERROR|FATAL|PANIC):\s+(.*)|pgbench: error: (.*)|(could not .*)")
+
+
+def failure_reason(text: str) -> str:
+    """The line of pgbench's output that says why it failed: the first server error or pgbench
+    error, else its last lines."""
+    server = client = None
+    for line in text.splitlines():
+        match = REASON_RE.search(line)
+        if not match:
+            continue
+        if match.group(2) and server is None:
+            server = f"{match.group(1)}: {match.group(2).strip()}"
+        elif client is None:
+            client = (match.group(3) or match.group(4) or "").strip()
+    found = [part for part in (server, client) if part]
+    if found:
+        return "; ".join(found)
+    return " ".join(" ".join(text.strip().splitlines()[-3:]).split())
+
+
+def run_reason(args: argparse.Namespace) -> int:
+    try:
+        text = Path(args.output).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return 0
+    print(failure_reason(text))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pgbench_kb.benchui")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -273,6 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     s = sub.add_parser("summary", help="the summary table of run files")
     s.add_argument("runs", nargs="*")
     s.set_defaults(handler=run_summary)
+    r = sub.add_parser("reason", help="why pgbench failed, in one line, from its output")
+    r.add_argument("output", type=Path)
+    r.set_defaults(handler=run_reason)
     args = parser.parse_args(argv)
     return args.handler(args)
 

@@ -46,6 +46,7 @@ inside a field by 0x1f (neither is whitespace, so empty fields survive ``read``)
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
@@ -234,10 +235,13 @@ def _settings(
                 "remove it from the profile",
             )
         if known is not None and name not in known and "." not in name:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
             raise reader.fail(
                 where,
                 f"unknown server setting '{name}'",
-                "see `postgres --describe-config` for the names this server knows",
+                f"did you mean '{close[0]}'?"
+                if close
+                else "`postgres --describe-config` lists the names this server knows",
             )
         out.append((name, _setting_value(reader, where, setting)))
     return tuple(out)
