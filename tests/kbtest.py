@@ -71,7 +71,9 @@ CHROMIUM_ARGS = [
 
 
 TEST_NOTE = """---
+schema_version: 1
 title: Test server
+roles: [server]
 description: A machine for the site tests.
 ---
 A small test machine.

@@ -36,7 +36,7 @@ def test_search_finds_the_hardware_note_offline(project_root, browser):
         page.on("request", lambda request: requests.append(request.url))
         page.goto(base + "search/")
         page.fill(".pagefind-ui__search-input", "test machine")
-        result = page.locator(".pagefind-ui__result-link").first
-        result.wait_for(timeout=10_000)
-        assert "Test server" in result.inner_text()
+        results = page.locator(".pagefind-ui__result-link")
+        results.first.wait_for(timeout=10_000)
+        assert "Test server" in results.all_inner_texts()
         assert [url for url in requests if not url.startswith(base)] == []
