@@ -1,9 +1,9 @@
 """pgbench log files: per-transaction (``--log``) and aggregated (``--aggregate-interval``).
 
-Per-transaction logs can hold tens of millions of lines, so they are read with polars' streaming
-CSV engine: only two passes over the data, each reduced to a small table at once (latency →
-count, and second → counts), so memory stays flat however long the log is. Percentiles are then
-exact, taken from the full latency histogram. Aggregate logs are small and read line by line.
+Per-transaction logs can hold tens of millions of lines. They are read in one pass, in blocks of
+a few MB, each parsed by polars' CSV reader (only the columns the results need) and reduced at
+once to a per-second table; only the latency column is kept (8 bytes a transaction) and sorted
+at the end, so percentiles are exact. Aggregate logs are small and read line by line.
 
 When the fast reader refuses a file (or finds values no pgbench writes), a slow line-by-line
 check finds the first bad line so that the error names it.
@@ -35,7 +35,7 @@ PERCENTILES = (
 MAX_SPAN_S = 31 * 24 * 3600
 US_PER_S = 1_000_000
 _PID_IN_NAME = re.compile(r"\.(\d+)(?:\.(\d+))?$")
-_CHUNK = 16 * 1024 * 1024
+_CHUNK = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -135,116 +135,158 @@ def check_same_run(sources: Sequence[LogSource]) -> None:
 # Per-transaction logs.
 
 
-def _count_words(sources: Sequence[LogSource]) -> dict[str, int]:
-    """How often each word pgbench writes for a missing latency appears (third column only)."""
-    counts = dict.fromkeys(TX_WORDS, 0)
-    needles = {word: f" {word} ".encode() for word in TX_WORDS}
-    for source in sources:
-        with source.open() as stream:
-            tail = b""
-            while True:
-                block = stream.read(_CHUNK)
-                data = tail + block
-                cut = data.rfind(b"\n") + 1 if block else len(data)
-                part, tail = data[:cut], data[cut:]
-                for word, needle in needles.items():
-                    counts[word] += part.count(needle)
-                if not block:
-                    break
-    return counts
+def _chunks(source: LogSource) -> Iterator[bytes]:
+    """The source's bytes in blocks of about ``_CHUNK`` that end at a line end.
+
+    A block's cut-off last line is read again with the next block (the stream seeks back), so
+    each byte is copied at most once.
+    """
+    with source.open() as stream:
+        while True:
+            block = stream.read(_CHUNK)
+            if not block:
+                return
+            if len(block) < _CHUNK:
+                yield block
+                return
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:  # one line longer than a block: not a log line; keep it whole
+                block += stream.readline()
+                cut = len(block)
+            elif cut < len(block):
+                stream.seek(cut - len(block), io.SEEK_CUR)
+                block = block[:cut]
+            yield block
 
 
-def _scan(sources: Sequence[LogSource], layout: LogLayout) -> Any:
+#: The columns the results are computed from; only these are converted and checked.
+USED = ("latency_us", "time_epoch_s", "time_us", "schedule_lag_us", "retries")
+
+
+def _only_blank_lines_are_odd(part: bytes, layout: LogLayout) -> bool:
+    """True when every line of ``part`` is well formed or blank (blank lines read as nulls)."""
+    for raw in part.decode("latin-1").splitlines():
+        if raw.strip() and _line_problem(raw.split(" "), layout) is not None:
+            return False
+    return True
+
+
+class _BadData(Exception):
+    """A block of the log holds something pgbench never writes (found by the fast reader)."""
+
+
+@dataclass
+class _TxTotals:
+    """What one pass over a per-transaction log keeps: small tables, one latency column."""
+
+    latencies: list[Any]
+    per_second: list[Any]
+    words: dict[str, int]
+
+
+def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTotals:
+    """One streaming pass: each block is parsed (used columns only) and reduced at once."""
     import polars as pl
 
     narrow = {"client_id": pl.Int32, "script_no": pl.Int32, "time_us": pl.Int32}
     schema = pl.Schema({name: narrow.get(name, pl.Int64) for name in layout.columns})
-    frames = []
+    used = [n for n in layout.columns if n in USED]
+    lat = pl.col("latency_us")
+    aggregates = [lat.count().alias("ok"), pl.len().alias("rows")]
+    if "time_us" in used:
+        aggregates += [
+            pl.col("time_us").max().alias("end_us_max"),
+            (pl.col("time_us").cast(pl.Int64) - lat.fill_null(0)).min().alias("start_us_min"),
+        ]
+    if "schedule_lag_us" in used:
+        lag = pl.col("schedule_lag_us")
+        aggregates += [lag.sum().alias("lag_sum"), lag.max().alias("lag_max")]
+        aggregates += [lag.count().alias("lag_n")]
+    if "retries" in used:
+        aggregates += [pl.col("retries").sum().alias("retries")]
+        aggregates += [(pl.col("retries") > 0).sum().alias("retried")]
+    totals = _TxTotals([], [], dict.fromkeys(TX_WORDS, 0))
     for source in sources:
-        target: Any = source.path if source.path is not None else io.BytesIO(source.data or b"")
-        frames.append(
-            pl.scan_csv(
-                target,
-                separator=" ",
+        for part in _chunks(source):
+            frame = pl.read_csv(
+                part,
                 has_header=False,
+                separator=" ",
                 schema=schema,
+                columns=[layout.columns.index(n) for n in used],
                 null_values=list(TX_WORDS),
                 quote_char=None,
                 raise_if_empty=False,
             )
-        )
-    lazy = frames[0] if len(frames) == 1 else pl.concat(frames)
-    # A blank line reads as a row of nulls: drop those, keep rows with any value.
-    return lazy.filter(pl.any_horizontal(pl.all().is_not_null()))
+            others = [n for n in used if n != "latency_us"]
+            if sum(frame[n].null_count() for n in others):
+                if not _only_blank_lines_are_odd(part, layout):
+                    raise _BadData("a line has missing fields")
+                frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+            missing = frame["latency_us"].null_count()
+            if missing:
+                counts = {w: part.count(f" {w} ".encode()) for w in TX_WORDS}
+                if sum(counts.values()) != missing:
+                    raise _BadData("a latency field is empty")
+                for word, count in counts.items():
+                    totals.words[word] += count
+            lows = frame.select(pl.col(n).min() for n in used).row(0)
+            if any(low is not None and low < 0 for low in lows):
+                raise _BadData("a negative value")
+            totals.latencies.append(frame["latency_us"].drop_nulls())
+            if "time_epoch_s" in used:
+                totals.per_second.append(frame.group_by("time_epoch_s").agg(aggregates))
+            else:
+                totals.per_second.append(frame.select(aggregates))
+    return totals
 
 
-def _collect(sources: Sequence[LogSource], layout: LogLayout) -> tuple[Any, Any]:
-    """Two streaming passes: per-second counts and checks, and the latency histogram."""
+def _merge(totals: _TxTotals, layout: LogLayout) -> tuple[Any, Any]:
+    """The per-second table and the latency latencies of the whole log."""
     import polars as pl
 
-    rows = _scan(sources, layout)
-    lat = pl.col("latency_us")
-    names = layout.columns
-    checks = [pl.col(n).null_count().alias(f"nulls_{n}") for n in names if n != "latency_us"]
-    checks += [pl.col(n).min().alias(f"min_{n}") for n in names]
-    extra = []
-    if "schedule_lag_us" in names:
-        lag = pl.col("schedule_lag_us")
-        extra += [
-            lag.sum().alias("lag_sum"),
-            lag.max().alias("lag_max"),
-            lag.count().alias("lag_n"),
-        ]
-    if "retries" in names:
-        retries = pl.col("retries")
-        extra += [retries.sum().alias("retries"), (retries > 0).sum().alias("retried")]
-    if "time_epoch_s" in names:
-        per_group = rows.group_by("time_epoch_s").agg(
-            lat.count().alias("ok"),
-            pl.len().alias("rows"),
-            lat.null_count().alias("missing"),
-            pl.col("time_us").max().alias("end_us_max"),
-            (pl.col("time_us").cast(pl.Int64) - lat.fill_null(0)).min().alias("start_us_min"),
-            pl.col("time_us").max().alias("max_time_us"),
-            *checks,
-            *extra,
+    if not totals.per_second:
+        return pl.DataFrame({"ok": [0], "rows": [0]}), pl.DataFrame()
+    per_second = pl.concat(totals.per_second)
+    if "time_epoch_s" in layout.columns:
+        combine = {
+            "ok": pl.col("ok").sum(),
+            "rows": pl.col("rows").sum(),
+            "end_us_max": pl.col("end_us_max").max(),
+            "start_us_min": pl.col("start_us_min").min(),
+            "lag_sum": pl.col("lag_sum").sum(),
+            "lag_max": pl.col("lag_max").max(),
+            "lag_n": pl.col("lag_n").sum(),
+            "retries": pl.col("retries").sum(),
+            "retried": pl.col("retried").sum(),
+        }
+        per_second = per_second.group_by("time_epoch_s").agg(
+            expr.alias(name) for name, expr in combine.items() if name in per_second.columns
         )
-    else:
-        per_group = rows.select(
-            lat.count().alias("ok"),
-            pl.len().alias("rows"),
-            lat.null_count().alias("missing"),
-            *checks,
-            *extra,
-        )
-    histogram = rows.select(lat).drop_nulls().group_by("latency_us").len()
-    return (
-        per_group.collect(engine="streaming"),
-        histogram.collect(engine="streaming").sort("latency_us"),
-    )
+    if not totals.latencies:
+        return per_second, pl.Series("latency_us", [], dtype=pl.Int64)
+    latencies = pl.concat(totals.latencies)
+    totals.latencies.clear()
+    return per_second, latencies.sort()
 
 
-def _percentiles(histogram: Any, total: int) -> dict[str, float | None]:
-    """Exact nearest-rank percentiles, min, max, mean and standard deviation, in ms."""
-    import polars as pl
+def _percentiles(ordered: Any) -> dict[str, float | None]:
+    """Exact nearest-rank percentiles, min, max, mean and standard deviation, in ms.
 
+    ``ordered`` is every latency of the log, sorted: the p-th percentile is the value at rank
+    ceil(p × n), so it is always a latency that was logged.
+    """
     keys = ("min", *(k for k, _ in PERCENTILES), "max", "avg", "stddev")
+    total = len(ordered)
     if total == 0:
         return dict.fromkeys(keys, None)
-    values = histogram["latency_us"]
-    cumulative = histogram["len"].cast(pl.Int64).cum_sum()
-    result: dict[str, float | None] = {"min": _ms(values[0])}
+    result: dict[str, float | None] = {"min": _ms(ordered[0])}
     for key, fraction in PERCENTILES:
         rank = max(1, math.ceil(fraction * total - 1e-9))
-        index = int(cumulative.search_sorted(rank, side="left"))
-        result[key] = _ms(values[min(index, len(values) - 1)])
-    result["max"] = _ms(values[-1])
-    counts = histogram["len"].cast(pl.Int64)
-    total_us = int((values.cast(pl.Int64) * counts).sum())
-    mean = total_us / total
-    squares = ((values.cast(pl.Float64) - mean) ** 2 * counts.cast(pl.Float64)).sum()
-    result["avg"] = _ms(mean)
-    result["stddev"] = _ms(math.sqrt(squares / total))
+        result[key] = _ms(ordered[rank - 1])
+    result["max"] = _ms(ordered[-1])
+    result["avg"] = _ms(int(ordered.sum()) / total)
+    result["stddev"] = _ms(ordered.std(ddof=0))
     return result
 
 
@@ -274,17 +316,18 @@ def parse_transaction_log(
     sources: Sequence[LogSource], layout: LogLayout, head_rows: list[list[str]]
 ) -> dict[str, Any]:
     """Read per-transaction log files of one run into the documented result."""
+    import polars as pl
+
     try:
-        per_group, histogram = _collect(sources, layout)
-    except MemoryError:
-        raise
-    except Exception as exc:  # polars raises several error types for malformed CSV
+        totals = _read_transactions(sources, layout)
+    except (pl.exceptions.PolarsError, _BadData) as exc:
         raise _failure(sources, layout, str(exc).splitlines()[0] if str(exc) else "") from None
     except BaseException as exc:  # a Rust panic arrives as pyo3's PanicException
         if type(exc).__name__ != "PanicException":
             raise
         raise _failure(sources, layout, "the reader stopped on malformed data") from None
-    return _transaction_result(sources, layout, head_rows, per_group, histogram)
+    per_second, latencies = _merge(totals, layout)
+    return _transaction_result(sources, layout, head_rows, per_second, latencies, totals.words)
 
 
 def _sum(frame: Any, column: str) -> int:
@@ -292,37 +335,22 @@ def _sum(frame: Any, column: str) -> int:
     return int(value) if value is not None else 0
 
 
-def _validate(sources: Sequence[LogSource], layout: LogLayout, per_group: Any) -> None:
-    names = layout.columns
-    bad = any(_sum(per_group, f"nulls_{n}") for n in names if n != "latency_us")
-    bad = bad or any(
-        per_group[f"min_{n}"].min() is not None and per_group[f"min_{n}"].min() < 0 for n in names
-    )
-    if "time_us" in names and per_group.height:
-        top = per_group["max_time_us"].max()
-        bad = bad or (top is not None and top >= US_PER_S)
-    if bad:
-        raise _failure(sources, layout, "a line has a missing or impossible value")
-
-
 def _transaction_result(
     sources: Sequence[LogSource],
     layout: LogLayout,
     head_rows: list[list[str]],
     per_group: Any,
-    histogram: Any,
+    latencies: Any,
+    words: dict[str, int],
 ) -> dict[str, Any]:
-    _validate(sources, layout, per_group)
+    if "time_us" in layout.columns and per_group.height:
+        top = per_group["end_us_max"].max()
+        if top is not None and top >= US_PER_S:
+            raise _failure(sources, layout, "a microseconds field is 1000000 or more")
     rows = _sum(per_group, "rows")
     if rows == 0:
         raise ParseError("the log file has no lines", path=sources[0].name)
     ok = _sum(per_group, "ok")
-    missing = _sum(per_group, "missing")
-    words = dict.fromkeys(TX_WORDS, 0)
-    if missing:
-        words = _count_words(sources)
-        if sum(words.values()) != missing:
-            raise _failure(sources, layout, "a latency field is empty")
     failed = words["failed"] + words["serialization"] + words["deadlock"] + words["other"]
     sampled, rate = _sampling_hint(head_rows)
     notes = list(layout.notes)
@@ -335,7 +363,7 @@ def _transaction_result(
         "deadlock_failures": words["deadlock"],
         "other_failures": words["other"],
         "rows": rows,
-        "latency_ms": _percentiles(histogram, ok),
+        "latency_ms": _percentiles(latencies),
         "percentile_method": "nearest-rank",
         "duration_s": None,
         "start_epoch_s": None,
