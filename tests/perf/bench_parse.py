@@ -46,6 +46,12 @@ rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"seconds": seconds, "rss_mb": rss_mb, "latency_ms": result["latency_ms"],
                   "transactions": result["transactions"]}))
 """
+GENERATE = """
+import sys
+from pathlib import Path
+from bench_parse import generate_log
+generate_log(Path(sys.argv[1]), int(sys.argv[2]))
+"""
 CHILD_PYARROW = """
 import json, resource, sys, time
 import pyarrow.csv as csv
@@ -218,7 +224,13 @@ def main() -> int:
     log = folder / "pgbench_log.1"
     try:
         start = time.perf_counter()
-        generate_log(log, args.lines)
+        # In a child process: Linux carries a process's peak RSS over to the children it starts,
+        # so a parent that built a 10M-row frame would inflate every reader's figure.
+        subprocess.run(
+            [sys.executable, "-c", GENERATE, str(log), str(args.lines)],
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+        )
         os.chmod(log, 0o644)
         size_mb = log.stat().st_size / 1e6
         print(f"generated {args.lines:,} lines, {size_mb:.0f} MB, in "

@@ -205,6 +205,7 @@ def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTo
     if "retries" in used:
         aggregates += [pl.col("retries").sum().alias("retries")]
         aggregates += [(pl.col("retries") > 0).sum().alias("retried")]
+    lows = [pl.col(n).min().alias(f"min_{n}") for n in used]
     totals = _TxTotals([], [], dict.fromkeys(TX_WORDS, 0))
     for source in sources:
         for part in _chunks(source):
@@ -230,24 +231,26 @@ def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTo
                     raise _BadData("a latency field is empty")
                 for word, count in counts.items():
                     totals.words[word] += count
-            lows = frame.select(pl.col(n).min() for n in used).row(0)
-            if any(low is not None and low < 0 for low in lows):
-                raise _BadData("a negative value")
-            totals.latencies.append(frame["latency_us"].drop_nulls())
             if "time_epoch_s" in used:
-                totals.per_second.append(frame.group_by("time_epoch_s").agg(aggregates))
+                reduced = frame.group_by("time_epoch_s").agg(*aggregates, *lows)
             else:
-                totals.per_second.append(frame.select(aggregates))
+                reduced = frame.select(*aggregates, *lows)
+            totals.per_second.append(reduced)
+            latencies = frame["latency_us"]
+            totals.latencies.append(latencies.drop_nulls() if missing else latencies)
     return totals
 
 
 def _merge(totals: _TxTotals, layout: LogLayout) -> tuple[Any, Any]:
-    """The per-second table and the latency latencies of the whole log."""
+    """The per-second table and the sorted latencies of the whole log."""
     import polars as pl
 
     if not totals.per_second:
         return pl.DataFrame({"ok": [0], "rows": [0]}), pl.DataFrame()
     per_second = pl.concat(totals.per_second)
+    lows = [per_second[c].min() for c in per_second.columns if c.startswith("min_")]
+    if any(low is not None and low < 0 for low in lows):
+        raise _BadData("a negative value")
     if "time_epoch_s" in layout.columns:
         combine = {
             "ok": pl.col("ok").sum(),
@@ -326,7 +329,10 @@ def parse_transaction_log(
         if type(exc).__name__ != "PanicException":
             raise
         raise _failure(sources, layout, "the reader stopped on malformed data") from None
-    per_second, latencies = _merge(totals, layout)
+    try:
+        per_second, latencies = _merge(totals, layout)
+    except _BadData as exc:
+        raise _failure(sources, layout, str(exc)) from None
     return _transaction_result(sources, layout, head_rows, per_second, latencies, totals.words)
 
 
