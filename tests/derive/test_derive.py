@@ -1,0 +1,123 @@
+"""kb derive: the generated pages against golden files, and the small describers one by one.
+
+Regenerate the goldens after an intended change with ``KB_UPDATE_GOLDENS=1`` and read the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pgbench_kb.derive import (
+    describe_array,
+    describe_controller,
+    format_figure,
+    hugo_date,
+    mark_varying_settings,
+    run_page,
+    run_row,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_run_page_matches_golden(fixture: Path):
+    run = yaml.safe_load(fixture.read_text(encoding="utf-8"))
+    page = run_page(run_row(run, Path("data/runs") / fixture.name))
+    golden = fixture.with_suffix(".page.md")
+    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
+        golden.write_text(page, encoding="utf-8")
+    assert page == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("array", "expected"),
+    [
+        ({"level": "raid10", "disks": 4, "media": "hdd", "rpm": 15000}, "RAID1+0, 4× HDD 15k rpm"),
+        ({"level": "raid5", "disks": 4, "media": "hdd", "rpm": None}, "RAID5, 4× HDD"),
+        ({"level": "single", "disks": 1, "media": "ssd"}, "single SSD"),
+        ({"level": "zfs-mirror", "disks": 2, "media": "ssd"}, "ZFS mirror, 2× SSD"),
+        (None, None),
+    ],
+)
+def test_describe_array(array, expected):
+    assert describe_array(array) == expected
+
+
+@pytest.mark.parametrize(
+    ("controller", "expected"),
+    [
+        ({"write_cache": "write-back", "battery_backed": True}, "battery-backed write cache"),
+        ({"write_cache": "write-back", "battery_backed": False}, "write-back cache, no battery"),
+        ({"write_cache": "disabled", "battery_backed": True}, "controller write cache off"),
+        ({"write_cache": None, "battery_backed": None}, None),
+    ],
+)
+def test_describe_controller(controller, expected):
+    assert describe_controller(controller) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (8987.65, "8,988"),
+        (285.127666, "285.1"),
+        (80.244181, "80.24"),
+        (0.231663, "0.232"),
+        (None, None),
+        ("fast", None),
+    ],
+)
+def test_format_figure(value, expected):
+    assert format_figure(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2010", "2010-01-01"),
+        ("2006-06", "2006-06-01"),
+        ("2026-11-22T00:15:00Z", "2026-11-22T00:15:00Z"),
+        ("soon", None),
+        (None, None),
+    ],
+)
+def test_hugo_date(text, expected):
+    assert hugo_date(text) == expected
+
+
+def test_settings_that_differ_on_one_machine_are_named():
+    rows = [
+        {
+            "machine": "a",
+            "settings": {"commit_delay": 0, "fsync": "on"},
+            "settings_profile": None,
+            "storage": "RAID5",
+            "configuration": "RAID5",
+            "varying_settings": None,
+        },
+        {
+            "machine": "a",
+            "settings": {"commit_delay": 20000, "fsync": "on"},
+            "settings_profile": None,
+            "storage": "RAID5",
+            "configuration": "RAID5",
+            "varying_settings": None,
+        },
+        {
+            "machine": "b",
+            "settings": {"commit_delay": 5},
+            "settings_profile": None,
+            "storage": None,
+            "configuration": None,
+            "varying_settings": None,
+        },
+    ]
+    mark_varying_settings(rows)
+    assert rows[0]["configuration"] == "RAID5; commit_delay=0"
+    assert rows[1]["configuration"] == "RAID5; commit_delay=20000"
+    assert rows[2]["configuration"] is None
