@@ -257,7 +257,7 @@ def import_run(
     if run["provenance"].get("contributed_at") is None:
         run["provenance"]["contributed_at"] = datetime.now(UTC).strftime("%Y-%m-%d")
 
-    _require(run, "machine", "give --machine SLUG (the server's note: content/hardware/SLUG.md)")
+    _require(run, "machine", "--machine SLUG, the name of the server's content/hardware/SLUG.md")
     if not SLUG_RE.match(str(run["machine"])):
         raise RunImportError(
             f"{run['machine']!r} is not a slug",
@@ -267,7 +267,7 @@ def import_run(
     _require(
         run,
         "provenance.recorded_at",
-        "give --set provenance.recorded_at=2026-11-22T10:00:00Z (when the run was made)",
+        "--set provenance.recorded_at=2026-11-22T10:00:00Z, when the run was made",
     )
     if run["origin"] == "transcribed":
         for key in ("title", "kind"):
