@@ -218,3 +218,11 @@ def test_lost_line_breaks_give_the_same_result() -> None:
 
 def test_tabs_expanded_give_the_same_result() -> None:
     assert parse_fixture("pg9.2-r-tabs.txt") == parse_fixture("pg9.2-r-tabs-expanded.txt")
+
+
+def test_blank_lines_in_a_log_are_ignored() -> None:
+    text = (FIXTURES / "pg18-per-transaction.log").read_text()
+    lines = text.splitlines(keepends=True)
+    with_blanks = "".join(lines[:50]) + "\n" + "".join(lines[50:]) + "\n\n"
+    expected = parse_text(text, source="x.log")
+    assert parse_text(with_blanks, source="x.log") == expected
