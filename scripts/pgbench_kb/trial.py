@@ -35,7 +35,8 @@ OWN_FIELDS = {
 
 def parse_argv(argv: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     """pgbench's argv (without the binary and the database) as ``{flag: [values]}`` and the
-    flags that have no field of their own, as given."""
+    flags that have no field of their own, as given. Scripts keep their command-line order
+    under the key ``scripts`` as ``builtin:SPEC`` or ``file:SPEC``."""
     values: dict[str, list[str]] = {}
     other: list[str] = []
     takes_value = {"-b", "-f", "-c", "-j", "-T", "-t", "-M", "-R", "-L", "-P"}
@@ -48,6 +49,10 @@ def parse_argv(argv: list[str]) -> tuple[dict[str, list[str]], list[str]]:
             i += 1
         if flag in OWN_FIELDS:
             values.setdefault(flag.lstrip("-"), []).append(value)
+            if flag in {"--builtin", "-b"}:
+                values.setdefault("scripts", []).append(f"builtin:{value}")
+            elif flag in {"--file", "-f"}:
+                values.setdefault("scripts", []).append(f"file:{value}")
         else:
             other.append(arg)
         i += 1
@@ -71,24 +76,24 @@ def _number(text: str | None) -> float | None:
 def scripts_from_argv(values: dict[str, list[str]], folder: Path) -> list[dict[str, Any]]:
     """The scripts of the run, with the text and hash of each custom file the trial kept."""
     scripts = []
-    for kind in ("builtin", "b", "file", "f"):
-        for spec in values.get(kind, []):
-            name, _, weight = spec.rpartition("@") if "@" in spec else (spec, "", "1")
-            is_builtin = kind in {"builtin", "b"}
-            script: dict[str, Any] = {
-                "builtin": name if is_builtin and name in BUILTINS else None,
-                "file": None if is_builtin else Path(name).name,
-                "text": None,
-                "sha256": None,
-                "weight": int(weight) if weight.isdigit() else 1,
-            }
-            if not is_builtin:
-                kept = folder / "scripts" / Path(name).name
-                if kept.is_file():
-                    blob = kept.read_bytes()
-                    script["text"] = blob.decode("utf-8", errors="replace")
-                    script["sha256"] = hashlib.sha256(blob).hexdigest()
-            scripts.append(script)
+    for entry in values.get("scripts", []):
+        kind, _, spec = entry.partition(":")
+        name, _, weight = spec.rpartition("@") if "@" in spec else (spec, "", "1")
+        is_builtin = kind == "builtin"
+        script: dict[str, Any] = {
+            "builtin": name if is_builtin and name in BUILTINS else None,
+            "file": None if is_builtin else Path(name).name,
+            "text": None,
+            "sha256": None,
+            "weight": int(weight) if weight.isdigit() else 1,
+        }
+        if not is_builtin:
+            kept = folder / "scripts" / Path(name).name
+            if kept.is_file():
+                blob = kept.read_bytes()
+                script["text"] = blob.decode("utf-8", errors="replace")
+                script["sha256"] = hashlib.sha256(blob).hexdigest()
+        scripts.append(script)
     return scripts
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from benchkit import KB, Bench, is_root
+from benchkit import KB, REPO, Bench, embedded_bin, is_root, shared_tmp
 
 pytestmark = pytest.mark.postgres
 
@@ -141,6 +141,13 @@ def test_as_a_normal_user(bench: Bench):
         return
     if shutil.which("runuser") is None:
         pytest.skip("runuser is missing: cannot switch to a normal user")
+    python = KB.parent / "python"
+    reach = subprocess.run(["runuser", "-u", "nobody", "--", "test", "-x", str(python)])
+    if reach.returncode != 0:
+        pytest.skip(
+            f"user 'nobody' cannot run this checkout's Python ({python.resolve()} is in a folder "
+            "it cannot enter); run the suite as a normal user to cover this path"
+        )
     bench.tmpdir.chmod(0o1777)
     os.chown(bench.root, 65534, 65534)
     profile = bench.tiny()
@@ -156,3 +163,33 @@ def test_as_a_normal_user(bench: Bench):
     assert done.returncode == 0, done.stderr
     (path,) = bench.run_files()
     assert path.stat().st_uid == 65534
+
+
+def test_server_helpers_as_a_normal_user():
+    """The throwaway server's life cycle (lib/server.sh) as an unprivileged user: it runs as
+    that user, answers on its private socket, and is gone after kb_server_stop."""
+    if not is_root():
+        user_cmd: list[str] = []
+    elif shutil.which("runuser") is None:
+        pytest.skip("runuser is missing: cannot switch to a normal user")
+    else:
+        user_cmd = ["runuser", "-u", "nobody", "--"]
+    with shared_tmp("kb-normal-user-") as work:
+        if is_root():
+            os.chown(work, 65534, 65534)
+        lib = REPO / "scripts" / "lib"
+        script = (
+            f"set -Eeuo pipefail; source {lib}/common.sh; source {lib}/server.sh; "
+            f"KB_WORK={work}; KB_PG_BINDIR={embedded_bin()}; kb_server_init; kb_server_start; "
+            'kb_server_alive; echo "user=$KB_SERVER_USER"; '
+            '"$KB_PG_BINDIR/psql" -X -A -t -h "$KB_SOCKET_DIR" -U postgres -d postgres '
+            '-c "SELECT 40 + 2"; kb_server_stop; ! kb_server_alive; echo stopped'
+        )
+        done = subprocess.run(
+            [*user_cmd, "bash", "-c", script], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        expected_user = "nobody" if is_root() else os.environ.get("USER", "")
+        lines = done.stdout.split()
+        assert lines[0] == f"user={expected_user}" or not is_root()
+        assert lines[1:] == ["42", "stopped"]
