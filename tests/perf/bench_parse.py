@@ -35,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "parse" / "fixtures"
-PG_USER = "pgkbtest"
+PG_USER = "pgbench-kb"  # the same unprivileged user scripts/bench.sh runs servers as
 
 CHILD_OURS = """
 import json, resource, sys, time
@@ -136,7 +136,12 @@ class ThrowawayPostgres:
 
     def start(self) -> None:
         if self.as_user:
-            subprocess.run(["id", PG_USER], capture_output=True, check=True)
+            if subprocess.run(["id", PG_USER], capture_output=True).returncode != 0:
+                subprocess.run(
+                    ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                     PG_USER],
+                    check=True,
+                )  # fmt: skip
             shutil.chown(self.folder, PG_USER)
         subprocess.run(
             [*self.as_user, str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres",
