@@ -67,6 +67,8 @@ _STR_TAG_ = "tag:yaml.org,2002:str"
 # First characters with which a plain scalar can be anything but text (bool, int, float,
 # merge, null, timestamp, value); everything else resolves to text without trying regexes.
 _MAYBE_NOT_TEXT = frozenset("yYnNtTfFoO-+0123456789.<~=")
+# Plain decimals YAML 1.1 reads as int or float (no leading zero: 012 is octal there).
+_PLAIN_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
 def _fast_resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
@@ -76,6 +78,8 @@ def _fast_resolve(self: Any, kind: Any, value: Any, implicit: Any) -> str:
             return _NULL_TAG_
         if value and value[0] not in _MAYBE_NOT_TEXT:
             return _STR_TAG_
+        if _PLAIN_DECIMAL.fullmatch(value):
+            return _INT_TAG if "." not in value else _FLOAT_TAG
     return yaml.resolver.Resolver.resolve(self, kind, value, implicit)
 
 
