@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from kbtest import REPO, build_site, serve
+from pgbench_kb.derive import format_figure
 
 pytestmark = [pytest.mark.postgres, pytest.mark.site, pytest.mark.browser]
 
@@ -45,4 +46,4 @@ def test_bench_then_site_shows_the_run_just_measured(project_root, browser):
         page.goto(base)
         row = page.locator(f'tr[data-run-id="{run["id"]}"]')
         assert row.count() == 1
-        assert f"{run['results']['tps']:,.1f}" in row.inner_text()
+        assert format_figure(run["results"]["tps"]) in row.inner_text()

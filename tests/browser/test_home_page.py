@@ -22,7 +22,7 @@ def test_home_page_shows_the_run_and_makes_no_outside_request(project_root, brow
         assert "124.9" in row.inner_text()
         row.locator("a").click()
         page.wait_for_load_state()
-        assert "Throughput" in page.locator("dl.run-summary").inner_text()
+        assert "Throughput" in page.locator("dl.run-figures").inner_text()
         outside = [url for url in requests if not url.startswith(base)]
         assert outside == []
 
