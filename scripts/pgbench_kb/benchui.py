@@ -216,7 +216,7 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
         spread = None
         if len(tps) > 1 and median:
             spread = (max(tps) - min(tps)) / median * 100
-        settings = _get(first, "provenance.harness.settings_name") or "—"
+        settings = _get(first, "postgres.settings_profile") or "—"
         rows.append(
             [
                 str(_get(first, "benchmark.workload.name") or "—"),
