@@ -270,8 +270,9 @@ bench_trial() {
     printf '%s\t%s\n' profile "$BENCH_PROFILE" trial "$index" trials "$total" group "$group" \
       repeat "$repeat" repeats "$repeats" scale "$scale" settings_name "$settings_name" \
       settings "$settings" workload "$workload" target "$KB_TARGET" reset "$reset" \
-      warmup_args "$warmup" init_args "$init" network "$KB_NETWORK" server_user "${KB_SERVER_USER:-}" \
-      client_user "$(id -un)" server_is_local "$KB_SERVER_IS_LOCAL" \
+      warmup_args "$warmup" init_args "$init" network "$KB_NETWORK" \
+      server_user "${KB_SERVER_USER:-}" client_user "$(id -un)" \
+      server_is_local "$KB_SERVER_IS_LOCAL" \
       client_is_server "$BENCH_CLIENT_IS_SERVER" bench_started_at "$BENCH_STARTED_ISO"
   } >"$trial_dir/trial.tsv"
   bench_checkpoint "$trial_dir"
@@ -433,5 +434,7 @@ main() {
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  # exit inside this block: bash never reads past it, even if the file changes while it runs.
   main "$@"
+  exit 0
 fi

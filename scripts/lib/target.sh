@@ -135,7 +135,16 @@ kb_target_connect_existing() {
         "tables other than pgbench's ($foreign); nothing was changed. Pass --database NAME" \
         "for a new database the harness creates (and drops) itself"
     fi
-    kb_log "using the existing database '$KB_BENCH_DB' on $where (it holds only pgbench's tables)"
+    # A database an earlier, killed bench created (and could not drop) is ours to drop.
+    local comment
+    comment="$(kb_psql "$maintenance" "SELECT shobj_description(oid, 'pg_database')
+      FROM pg_database WHERE datname = '$KB_BENCH_DB'")" || comment=""
+    if [[ "$comment" == "created by pgbench-kb for a bench;"* ]]; then
+      KB_CREATED_DB="$KB_BENCH_DB"
+      kb_log "reusing the database '$KB_BENCH_DB' an earlier bench created (dropped at the end)"
+    else
+      kb_log "using the existing database '$KB_BENCH_DB' on $where (only pgbench's tables)"
+    fi
   fi
   rm -f "$errors"
 

@@ -80,3 +80,17 @@ def test_settings_sets_are_refused_on_an_existing_server(
         "server (the embedded PostgreSQL or PG_BINDIR)\n"
     )
     assert existing_server.psql("postgres", "SHOW synchronous_commit") == "on"
+
+
+def test_keeps_a_database_it_did_not_create(bench: Bench, existing_server: ExistingServer):
+    """An empty database somebody made is used (pgbench's tables only) but never dropped."""
+    server = existing_server
+    server.psql("postgres", "CREATE DATABASE pgbench_kb")
+    done = bench.run(bench.tiny(), **server.env())
+    assert done.returncode == 0, done.stderr
+    assert "using the existing database 'pgbench_kb'" in done.stderr
+    assert len(bench.run_files()) == 1
+    kept = "SELECT count(*) FROM pg_database WHERE datname = 'pgbench_kb'"
+    assert server.psql("postgres", kept) == "1"
+    tables = server.psql("pgbench_kb", "SELECT count(*) FROM pg_tables WHERE tablename ~ '^pgb'")
+    assert tables == "4"
