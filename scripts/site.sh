@@ -24,11 +24,12 @@ site_main() {
       *) echo "error: unknown option '$1' (see scripts/site.sh --help)" >&2; return 1 ;;
     esac
   done
-  local bin="$SITE_HERE/../.venv/bin"
+  local bin
+  bin="$(cd "$SITE_HERE/.." && pwd)/.venv/bin"
   [[ -x "$bin/kb" ]] || { echo "error: no .venv/bin/kb: run 'make setup' first" >&2; return 1; }
 
   local report
-  if ! report="$("$bin/kb" check --root "$root")"; then
+  if ! report="$(cd "$root" && "$bin/kb" check)"; then
     printf '%s\n' "$report" >&2
     echo "error: kb check found errors: fix them before building the site" >&2
     return 1
