@@ -28,11 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-PROGRESS_RE = re.compile(
-    r"^progress: (?P<t>[0-9.]+) s, (?P<tps>[0-9.]+) tps, lat (?P<lat>[0-9.]+) ms"
-    r"(?: stddev (?:[0-9.]+|NaN))?(?:, (?P<failed>\d+) failed)?",
-    re.M,
-)
+from pgbench_kb.parse import progress_reports
+
 QUIET_INTERVAL_S = 5.0
 
 
@@ -43,19 +40,10 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-def last_progress(text: str) -> dict[str, float] | None:
+def last_progress(text: str) -> dict[str, Any] | None:
     """The latest ``progress:`` report in pgbench's output (None before the first)."""
-    found = None
-    for found in PROGRESS_RE.finditer(text):  # noqa: B007 - we want the last one
-        pass
-    if found is None:
-        return None
-    return {
-        "t_s": float(found["t"]),
-        "tps": float(found["tps"]),
-        "latency_ms": float(found["lat"]),
-        "failed": float(found["failed"] or 0),
-    }
+    reports = progress_reports(text)
+    return reports[-1] if reports else None
 
 
 def progress_line(
@@ -81,10 +69,12 @@ def progress_line(
     parts = [f"trial {trial}/{of}", f"{_clock(elapsed)} elapsed", f"~{_clock(remaining)} left"]
     if latest is None:
         parts.append("starting")
+    elif latest["tps"] is None or latest["latency_ms"] is None:
+        parts.append("no transactions in the last second")
     else:
         parts.append(f"{latest['tps']:.0f} tps, lat {latest['latency_ms']:.2f} ms")
         if latest["failed"]:
-            parts.append(f"{latest['failed']:.0f} failed")
+            parts.append(f"{latest['failed']} failed")
     if label:
         parts.append(label)
     return " · ".join(parts)

@@ -38,11 +38,12 @@ from pgbench_kb.parse.summary import (
     clean_error,
     error_reason,
     has_summary,
+    progress_reports,
     read_lines,
 )
 from pgbench_kb.parse.textlines import prepare_lines
 
-__all__ = ["parse_paths", "parse_text"]
+__all__ = ["parse_paths", "parse_text", "progress_reports"]
 
 #: Text output larger than this is not pgbench's end-of-run text.
 MAX_TEXT_BYTES = 64 * 1024 * 1024

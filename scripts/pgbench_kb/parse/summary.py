@@ -374,25 +374,40 @@ def _handle_block_line(state: _State, line: Line) -> bool:
     return True
 
 
-def _handle_progress(state: _State, m: re.Match[str]) -> None:
+def progress_entry(m: re.Match[str]) -> dict[str, Any]:
+    """One ``-P`` report as the ``progress`` list holds it."""
+
     def opt_int(name: str) -> int | None:
         value = m.group(name)
         return int(value) if value is not None else None
 
     lag = m.group("lag")
-    state.result["progress"].append(
-        {
-            "t_s": num(m.group("t")),
-            "tps": num(m.group("tps")),
-            "latency_ms": num(m.group("lat")),
-            "stddev_ms": num(m.group("sd")),
-            "failed": opt_int("failed"),
-            "lag_ms": num(lag) if lag is not None else None,
-            "skipped": opt_int("skipped"),
-            "retried": opt_int("retried"),
-            "retries": opt_int("retries"),
-        }
-    )
+    return {
+        "t_s": num(m.group("t")),
+        "tps": num(m.group("tps")),
+        "latency_ms": num(m.group("lat")),
+        "stddev_ms": num(m.group("sd")),
+        "failed": opt_int("failed"),
+        "lag_ms": num(lag) if lag is not None else None,
+        "skipped": opt_int("skipped"),
+        "retried": opt_int("retried"),
+        "retries": opt_int("retries"),
+    }
+
+
+def progress_reports(text: str) -> list[dict[str, Any]]:
+    """Every ``-P`` report in ``text`` in order — also in the output of a pgbench still running,
+    which has no summary yet (the bench harness's live display reads it this way)."""
+    return [entry for line in text.splitlines() if (entry := _progress_of(line))]
+
+
+def _progress_of(line: str) -> dict[str, Any] | None:
+    m = PROGRESS.match(line.strip())
+    return progress_entry(m) if m else None
+
+
+def _handle_progress(state: _State, m: re.Match[str]) -> None:
+    state.result["progress"].append(progress_entry(m))
 
 
 def _handle_scalar(state: _State, line: Line) -> bool:
