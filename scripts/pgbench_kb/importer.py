@@ -44,7 +44,7 @@ from pgbench_kb.runfile import (
     load_yaml_file,
     load_yaml_text,
     sha256_bytes,
-    write_new_file,
+    write_new_files,
 )
 from pgbench_kb.schema import validate_run
 
@@ -304,16 +304,16 @@ def import_run(
         raise RunImportError(
             "a run file for this output exists already", path=str(run_path), hint="nothing to do"
         )
-    raw_path = root / raw_rel
-    if raw_bytes is not None and not raw_path.exists():
-        write_new_file(raw_path, raw_bytes)
-    for rel, packed in log_files:
-        if not (root / rel).exists():
-            write_new_file(root / rel, packed)
+    files: list[tuple[Path, bytes]] = []
+    if raw_bytes is not None and not (root / raw_rel).exists():
+        files.append((root / raw_rel, raw_bytes))
+    files.extend((root / rel, packed) for rel, packed in log_files if not (root / rel).exists())
     note = root / HARDWARE_DIR / f"{run['machine']}.md"
     if harness_dir is not None and not note.exists():
-        write_new_file(note, draft_note(run["machine"], run.get("server")).encode("utf-8"))
-    write_new_file(run_path, text_out.encode("utf-8"))
+        files.append((note, draft_note(run["machine"], run.get("server")).encode("utf-8")))
+    # The run file comes last: once it exists, everything it refers to exists too.
+    files.append((run_path, text_out.encode("utf-8")))
+    write_new_files(files)
     return run_path
 
 

@@ -15,6 +15,7 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -351,6 +352,29 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _write_error(path: Path, exc: OSError) -> RunFileError:
+    return RunFileError(
+        f"cannot write: {exc.strerror or exc}",
+        path=str(path),
+        hint="free some space or fix the folder's permissions, then run the command again",
+    )
+
+
+def write_new_files(files: Sequence[tuple[Path, bytes]]) -> None:
+    """Write several new files, all or none: when one fails, those already written by this call
+    are removed again, so a run file never appears without its raw output or the reverse."""
+    written: list[Path] = []
+    try:
+        for path, data in files:
+            write_new_file(path, data)
+            written.append(path)
+    except BaseException:
+        for path in reversed(written):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise
+
+
 def write_new_file(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically; refuse to replace an existing file.
 
@@ -358,8 +382,11 @@ def write_new_file(path: Path, data: bytes) -> None:
     hard-linked into place (``link`` fails when the name exists), so a reader never sees half a
     file and an existing file is never touched.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -373,6 +400,8 @@ def write_new_file(path: Path, data: bytes) -> None:
                 path=str(path),
                 hint="remove it first if you really mean to replace it",
             ) from None
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
