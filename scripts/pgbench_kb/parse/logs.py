@@ -1,9 +1,10 @@
 """pgbench log files: per-transaction (``--log``) and aggregated (``--aggregate-interval``).
 
 Per-transaction logs can hold tens of millions of lines. They are read in one pass, in blocks of
-a few MB, each parsed by polars' CSV reader (only the columns the results need) and reduced at
-once to a per-second table; only the latency column is kept (8 bytes a transaction) and sorted
-at the end, so percentiles are exact. Aggregate logs are small and read line by line.
+a few MB, parsed a few at a time in threads by polars' CSV reader (only the columns the results
+need) and reduced at once to a per-second table; only the latency column is kept (8 bytes a
+transaction) and sorted at the end, so percentiles are exact. Aggregate logs are small and read
+line by line.
 
 When the fast reader refuses a file (or finds values no pgbench writes), a slow line-by-line
 check finds the first bad line so that the error names it.
@@ -15,7 +16,9 @@ import io
 import itertools
 import math
 import re
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,8 @@ MAX_SPAN_S = 31 * 24 * 3600
 US_PER_S = 1_000_000
 _PID_IN_NAME = re.compile(r"\.(\d+)(?:\.(\d+))?$")
 _CHUNK = 8 * 1024 * 1024
+#: Blocks parsed at the same time (and so held in memory at once, with the one being read).
+_AHEAD = 3
 
 
 @dataclass(frozen=True)
@@ -206,39 +211,62 @@ def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTo
         aggregates += [pl.col("retries").sum().alias("retries")]
         aggregates += [(pl.col("retries") > 0).sum().alias("retried")]
     lows = [pl.col(n).min().alias(f"min_{n}") for n in used]
+    others = [n for n in used if n != "latency_us"]
+
+    def reduce_block(part: bytes) -> tuple[Any, Any, dict[str, int]]:
+        """One block → its per-second table, its latencies, and its counts of status words."""
+        frame = pl.read_csv(
+            part,
+            has_header=False,
+            separator=" ",
+            schema=schema,
+            columns=[layout.columns.index(n) for n in used],
+            null_values=list(TX_WORDS),
+            quote_char=None,
+            raise_if_empty=False,
+        )
+        if sum(frame[n].null_count() for n in others):
+            if not _only_blank_lines_are_odd(part, layout):
+                raise _BadData("a line has missing fields")
+            frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+        missing = frame["latency_us"].null_count()
+        words: dict[str, int] = {}
+        if missing:
+            words = {w: part.count(f" {w} ".encode()) for w in TX_WORDS}
+            if sum(words.values()) != missing:
+                raise _BadData("a latency field is empty")
+        if "time_epoch_s" in used:
+            reduced = frame.group_by("time_epoch_s").agg(*aggregates, *lows)
+        else:
+            reduced = frame.select(*aggregates, *lows)
+        latencies = frame["latency_us"]
+        return reduced, latencies.drop_nulls() if missing else latencies, words
+
     totals = _TxTotals([], [], dict.fromkeys(TX_WORDS, 0))
-    for source in sources:
-        for part in _chunks(source):
-            frame = pl.read_csv(
-                part,
-                has_header=False,
-                separator=" ",
-                schema=schema,
-                columns=[layout.columns.index(n) for n in used],
-                null_values=list(TX_WORDS),
-                quote_char=None,
-                raise_if_empty=False,
-            )
-            others = [n for n in used if n != "latency_us"]
-            if sum(frame[n].null_count() for n in others):
-                if not _only_blank_lines_are_odd(part, layout):
-                    raise _BadData("a line has missing fields")
-                frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
-            missing = frame["latency_us"].null_count()
-            if missing:
-                counts = {w: part.count(f" {w} ".encode()) for w in TX_WORDS}
-                if sum(counts.values()) != missing:
-                    raise _BadData("a latency field is empty")
-                for word, count in counts.items():
-                    totals.words[word] += count
-            if "time_epoch_s" in used:
-                reduced = frame.group_by("time_epoch_s").agg(*aggregates, *lows)
-            else:
-                reduced = frame.select(*aggregates, *lows)
-            totals.per_second.append(reduced)
-            latencies = frame["latency_us"]
-            totals.latencies.append(latencies.drop_nulls() if missing else latencies)
+    blocks = (part for source in sources for part in _chunks(source))
+    for reduced, latencies, words in _in_parallel(reduce_block, blocks):
+        totals.per_second.append(reduced)
+        totals.latencies.append(latencies)
+        for word, count in words.items():
+            totals.words[word] += count
     return totals
+
+
+def _in_parallel(work: Any, items: Iterator[bytes], ahead: int = _AHEAD) -> Iterator[Any]:
+    """``work(item)`` for each item, in order, with at most ``ahead`` items in flight.
+
+    polars releases the GIL while it parses, so two blocks are parsed at once on two cores; the
+    bound keeps memory to a few blocks however large the log is (``Executor.map`` would read the
+    whole file ahead).
+    """
+    with ThreadPoolExecutor(max_workers=ahead) as pool:
+        pending: deque[Future[Any]] = deque()
+        for item in items:
+            pending.append(pool.submit(work, item))
+            if len(pending) > ahead:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def _merge(totals: _TxTotals, layout: LogLayout) -> tuple[Any, Any]:
