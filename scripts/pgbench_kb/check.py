@@ -33,6 +33,7 @@ from typing import Any
 import frontmatter
 
 from pgbench_kb.errors import KbError
+from pgbench_kb.runbuild import RESULT_FIELDS_FROM_OUTPUT
 from pgbench_kb.runfile import (
     HARDWARE_DIR,
     RUNS_DIR,
@@ -51,15 +52,7 @@ MAX_NOTE_BYTES = 1 * 2**20
 PARALLEL_FROM = 400
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
-RAW_RESULT_FIELDS = (
-    "tps",
-    "tps_including_connections",
-    "latency_avg_ms",
-    "latency_stddev_ms",
-    "transactions_processed",
-    "failed_transactions",
-    "initial_connection_time_ms",
-)
+RAW_RESULT_FIELDS = RESULT_FIELDS_FROM_OUTPUT
 RAW_BENCHMARK_FIELDS = (
     "scale",
     "clients",

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.runbuild import (
+    controller_skeleton,
     cpu_skeleton,
     host_skeleton,
     os_skeleton,
@@ -280,13 +281,7 @@ def storage_facts(folder: Path) -> dict[str, Any] | None:
     return {
         "data": data,
         "wal": wal_section,
-        "controller": {
-            "model": None,
-            "write_cache": None,
-            "battery_backed": None,
-            "cache_bytes": None,
-            "disk_write_cache": None,
-        },
+        "controller": controller_skeleton(),
     }
 
 

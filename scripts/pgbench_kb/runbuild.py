@@ -44,6 +44,19 @@ SERVER_STATS = (
 )
 
 
+#: The results a summary output states, copied as they are into ``results`` (and compared
+#: against a re-parse of the raw output by ``kb check``).
+RESULT_FIELDS_FROM_OUTPUT = (
+    "tps",
+    "tps_including_connections",
+    "latency_avg_ms",
+    "latency_stddev_ms",
+    "transactions_processed",
+    "failed_transactions",
+    "initial_connection_time_ms",
+)
+
+
 def cpu_skeleton() -> dict[str, Any]:
     return {
         "model": None,
@@ -110,17 +123,21 @@ def volume_skeleton() -> dict[str, Any]:
     }
 
 
+def controller_skeleton() -> dict[str, Any]:
+    return {
+        "model": None,
+        "write_cache": None,
+        "battery_backed": None,
+        "cache_bytes": None,
+        "disk_write_cache": None,
+    }
+
+
 def storage_skeleton() -> dict[str, Any]:
     return {
         "data": volume_skeleton(),
         "wal": {"placement": None, **volume_skeleton()},
-        "controller": {
-            "model": None,
-            "write_cache": None,
-            "battery_backed": None,
-            "cache_bytes": None,
-            "disk_write_cache": None,
-        },
+        "controller": controller_skeleton(),
     }
 
 
@@ -289,15 +306,7 @@ def _statements(parsed: dict[str, Any]) -> list[dict[str, Any]]:
 def results_from(parsed: dict[str, Any], log: dict[str, Any] | None) -> dict[str, Any]:
     """The ``results`` section of one run from parsed output (and its per-transaction log)."""
     results = results_skeleton()
-    for key in (
-        "tps",
-        "tps_including_connections",
-        "latency_avg_ms",
-        "latency_stddev_ms",
-        "transactions_processed",
-        "failed_transactions",
-        "initial_connection_time_ms",
-    ):
+    for key in RESULT_FIELDS_FROM_OUTPUT:
         results[key] = parsed.get(key)
     results["transactions_expected"] = parsed.get("transactions_expected")
     results["retried_transactions"] = parsed.get("transactions_retried")

@@ -1,5 +1,5 @@
-"""Shared set-up for the kb check tests: a scratch project root with the test hardware note and
-raw output, into which a case file is copied where a contributor would put it."""
+"""Fixtures for the kb check tests: a scratch project root with the test hardware note and raw
+output (helpers are in checkkit.py; test modules never import conftest)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,7 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).parent
-FIXTURE_ROOT = HERE / "root"
-GOOD = HERE / "good"
-BAD = HERE / "bad"
-
-
-def stage(case: Path, root: Path) -> Path:
-    """Copy ``case`` into ``root`` (runs under data/runs, notes under content/hardware)."""
-    if case.suffix == ".md":
-        dest = root / "content" / "hardware" / case.name
-        shutil.copyfile(case, dest)
-    elif case.is_dir():
-        dest = root / "data" / "runs" / case.name
-        shutil.copytree(case, dest)
-    else:
-        dest = root / "data" / "runs" / case.name
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(case, dest)
-    return dest
+from checkkit import FIXTURE_ROOT
 
 
 @pytest.fixture

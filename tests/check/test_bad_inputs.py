@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BAD, stage
+from checkkit import BAD, stage
 from pgbench_kb.check import check_paths, format_report
 
 CASES = sorted(p for p in BAD.iterdir() if p.is_dir() or p.suffix in {".yaml", ".md"})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GOOD
+from checkkit import GOOD
 from pgbench_kb.check import check_paths, format_report, run_rules
 from pgbench_kb.runfile import dump_run, load_yaml_file
 
