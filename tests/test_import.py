@@ -224,3 +224,14 @@ def test_unreadable_output_is_one_error_line(root: Path) -> None:
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
     assert files(root) == ["content/hardware/box.md", "junk.txt"]
+
+
+def test_a_machine_without_a_note_is_imported_with_advice(root: Path) -> None:
+    (root / "content" / "hardware" / "box.md").unlink()
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN)
+    assert done.returncode == 0
+    assert done.stdout == f"{root / RUN}\n"
+    assert done.stderr == (
+        "note: content/hardware/box.md does not exist yet: describe the machine there before "
+        "`make check` (see CONTRIBUTING.md)\n"
+    )

@@ -102,7 +102,7 @@ def _configure_import(p: argparse.ArgumentParser) -> None:
 def _run_import(args: argparse.Namespace) -> int:
     from pgbench_kb.importer import import_run
 
-    written = import_run(
+    imported = import_run(
         raw_paths=args.raw,
         machine=args.machine,
         meta_path=args.meta,
@@ -115,8 +115,10 @@ def _run_import(args: argparse.Namespace) -> int:
         stdin=sys.stdin,
         stdout=sys.stdout,
     )
-    if written is not None:
-        print(written)
+    if imported is not None:
+        print(imported.run_path)
+        for advice in imported.advice:
+            print(f"note: {advice}", file=sys.stderr)
     return 0
 
 

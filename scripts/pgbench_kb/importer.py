@@ -26,6 +26,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -224,6 +225,14 @@ def draft_note(slug: str, server: dict[str, Any] | None) -> str:
     return "---\n" + dump_yaml(front) + "---\n" + body
 
 
+@dataclass(frozen=True)
+class Imported:
+    """What ``import_run`` wrote, and what the person should do next (advice, not errors)."""
+
+    run_path: Path
+    advice: list[str]
+
+
 def import_run(
     *,
     raw_paths: Sequence[str],
@@ -237,8 +246,8 @@ def import_run(
     mask_hostnames: bool = False,
     stdin: IO[str] = sys.stdin,
     stdout: IO[str] = sys.stdout,
-) -> Path | None:
-    """Build, validate and write one run file; return its path (None with ``dry_run``)."""
+) -> Imported | None:
+    """Build, validate and write one run file; say where (None with ``dry_run``)."""
     declared = _declared(meta_path, sets, machine)
     transcribed = declared.get("origin") == "transcribed"
     if harness_dir is not None:
@@ -314,7 +323,13 @@ def import_run(
     # The run file comes last: once it exists, everything it refers to exists too.
     files.append((run_path, text_out.encode("utf-8")))
     write_new_files(files)
-    return run_path
+    advice = []
+    if not note.exists():
+        advice.append(
+            f"{note.relative_to(root).as_posix()} does not exist yet: describe the machine there "
+            "before `make check` (see CONTRIBUTING.md)"
+        )
+    return Imported(run_path, advice)
 
 
 def _declared(meta_path: Path | None, sets: Sequence[str], machine: str | None) -> dict[str, Any]:
