@@ -431,6 +431,8 @@ main() {
   done
   kb_log "done: ${#BENCH_RUNS[@]} run file(s) written under $BENCH_ROOT/data/runs"
   bench_summary
+  kb_log "next: 'make site' builds the wiki with these runs ('make serve' to read it);" \
+    "describe the machine in content/hardware/$BENCH_MACHINE.md before a pull request"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
