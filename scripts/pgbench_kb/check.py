@@ -33,7 +33,7 @@ from typing import Any
 import frontmatter
 
 from pgbench_kb.errors import KbError
-from pgbench_kb.runbuild import RESULT_FIELDS_FROM_OUTPUT
+from pgbench_kb.runbuild import BENCHMARK_FIELDS_FROM_OUTPUT, RESULT_FIELDS_FROM_OUTPUT
 from pgbench_kb.runfile import (
     HARDWARE_DIR,
     RUNS_DIR,
@@ -53,15 +53,7 @@ PARALLEL_FROM = 400
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 RAW_RESULT_FIELDS = RESULT_FIELDS_FROM_OUTPUT
-RAW_BENCHMARK_FIELDS = (
-    "scale",
-    "clients",
-    "threads",
-    "duration_s",
-    "transactions_per_client",
-    "query_mode",
-    "max_tries",
-)
+RAW_BENCHMARK_FIELDS = BENCHMARK_FIELDS_FROM_OUTPUT
 MIN_DISKS = {
     "raid0": 2,
     "raid1": 2,

@@ -55,6 +55,16 @@ RESULT_FIELDS_FROM_OUTPUT = (
     "failed_transactions",
     "initial_connection_time_ms",
 )
+#: The invocation facts a summary output states, copied into ``benchmark`` (and re-checked).
+BENCHMARK_FIELDS_FROM_OUTPUT = (
+    "scale",
+    "clients",
+    "threads",
+    "duration_s",
+    "transactions_per_client",
+    "query_mode",
+    "max_tries",
+)
 
 
 def cpu_skeleton() -> dict[str, Any]:
@@ -323,15 +333,7 @@ def results_from(parsed: dict[str, Any], log: dict[str, Any] | None) -> dict[str
 def benchmark_from(parsed: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     """``base`` (a benchmark section) with what the parsed output says about the invocation."""
     bench = copy.deepcopy(base)
-    for key in (
-        "scale",
-        "clients",
-        "threads",
-        "duration_s",
-        "transactions_per_client",
-        "query_mode",
-        "max_tries",
-    ):
+    for key in BENCHMARK_FIELDS_FROM_OUTPUT:
         bench[key] = parsed.get(key)
     bench["pgbench_version"] = parsed.get("pgbench_version")
     bench["latency_limit_ms"] = parsed.get("latency_limit_ms")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+
 from benchkit import Bench, ExistingServer, embedded_bin, shared_tmp
 
 

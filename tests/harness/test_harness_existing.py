@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+
 from benchkit import Bench, ExistingServer
 
 pytestmark = pytest.mark.postgres

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from benchkit import KB, Bench, embedded_bin
 
 pytestmark = pytest.mark.postgres

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from benchkit import KB, REPO, Bench, embedded_bin, is_root, shared_tmp
 
 pytestmark = pytest.mark.postgres
