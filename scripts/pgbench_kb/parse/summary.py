@@ -26,6 +26,11 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+def _count_with_share(label: str) -> re.Pattern[str]:
+    """``number of LABEL: N`` with pgbench's optional ``(x.xxx%)`` / ``(x.xxx %)`` share."""
+    return _compile(r"^number of " + label + r": (\d+)(?: \(" + NUM + r" ?%\))?$")
+
+
 # ---------------------------------------------------------------------------------------------
 # Line patterns. All are matched against a stripped line.
 
@@ -44,31 +49,11 @@ SCALARS: list[tuple[re.Pattern[str], str, Callable[[str], Any]]] = [
     (_compile(r"^maximum number of tries: (\d+)$"), "max_tries", int),
     (_compile(r"^duration: (\d+) s$"), "duration_s", int),
     (_compile(r"^number of transactions per client: (\d+)$"), "transactions_per_client", int),
-    (
-        _compile(r"^number of failed transactions: (\d+)(?: \(" + NUM + r" ?%\))?$"),
-        "failed_transactions",
-        int,
-    ),
-    (
-        _compile(r"^number of serialization failures: (\d+)(?: \(" + NUM + r" ?%\))?$"),
-        "serialization_failures",
-        int,
-    ),
-    (
-        _compile(r"^number of deadlock failures: (\d+)(?: \(" + NUM + r" ?%\))?$"),
-        "deadlock_failures",
-        int,
-    ),
-    (
-        _compile(r"^number of other failures: (\d+)(?: \(" + NUM + r" ?%\))?$"),
-        "other_failures",
-        int,
-    ),
-    (
-        _compile(r"^number of transactions retried: (\d+)(?: \(" + NUM + r" ?%\))?$"),
-        "transactions_retried",
-        int,
-    ),
+    (_count_with_share("failed transactions"), "failed_transactions", int),
+    (_count_with_share("serialization failures"), "serialization_failures", int),
+    (_count_with_share("deadlock failures"), "deadlock_failures", int),
+    (_count_with_share("other failures"), "other_failures", int),
+    (_count_with_share("transactions retried"), "transactions_retried", int),
     (_compile(r"^total number of retries: (\d+)$"), "total_retries", int),
     (
         _compile(r"^number of transactions skipped: (\d+)(?: \(" + NUM + r" ?%\))?$"),
