@@ -230,15 +230,16 @@ def load_runs(root: Path) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def run_title(row: dict[str, Any]) -> str:
+    """``tpcb-like · 100 clients · scale 600 · PostgreSQL 8.0 on hp-proliant-dl380-g4 — RAID5…``:
+    what was run, where, and what sets it apart from the machine's other runs."""
     parts = [
         row["workload"] or "custom script",
-        f"scale {row['scale']}" if row["scale"] is not None else None,
         f"{row['clients']} clients" if row["clients"] is not None else None,
+        f"scale {row['scale']}" if row["scale"] is not None else None,
         f"PostgreSQL {row['postgres_version']}" if row["postgres_version"] else None,
-        row["settings_profile"],
-        row["machine"],
     ]
-    return " · ".join(str(p) for p in parts if p)
+    title = " · ".join(str(p) for p in parts if p) + f" on {row['machine']}"
+    return f"{title} — {row['configuration']}" if row["configuration"] else title
 
 
 def front_matter_page(front: dict[str, Any], body: str = "") -> str:
