@@ -42,7 +42,7 @@ check: setup ## validate run files and hardware notes
 site: setup ## check, derive, build with Hugo, index with Pagefind → public/
 	scripts/site.sh
 
-serve: site ## build, then serve public/ on http://127.0.0.1:$(PORT)/
+serve: site ## build, then serve public/ on http://127.0.0.1:PORT/ (PORT=1313 by default)
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory public $(PORT)
 
 test: setup ## run the whole test suite (unit, golden, PostgreSQL, Hugo, Chromium)

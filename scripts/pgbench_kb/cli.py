@@ -275,7 +275,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "derive",
-        "write the generated pages, data and charts that Hugo lays out",
+        "write the generated pages and data that Hugo lays out",
         "kb derive && hugo",
         _configure_derive,
         _run_derive,

@@ -64,7 +64,7 @@ def describe_array(array: dict[str, Any] | None) -> str | None:
     disks = array.get("disks")
     media = MEDIA_NAMES.get(array.get("media") or "", array.get("media"))
     rpm = array.get("rpm")
-    kind = " ".join(str(p) for p in (media, f"{rpm // 1000}k rpm" if rpm else None) if p)
+    kind = " ".join(str(p) for p in (media, f"{rpm / 1000:g}k rpm" if rpm else None) if p)
     parts = [p for p in (level, f"{disks}× {kind}".strip() if disks and kind else kind) if p]
     if level == "single disk" and disks == 1:
         parts = [f"single {kind}".strip() if kind else "single disk"]
@@ -131,6 +131,26 @@ def sample_spread(results: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
+PERCENTILE_LABELS = (
+    ("p50", "median"),
+    ("p90", "p90"),
+    ("p95", "p95"),
+    ("p99", "p99"),
+    ("p999", "p99.9"),
+    ("max", "max"),
+)
+
+
+def ordered_percentiles(percentiles: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Latency percentiles in reading order (median first, max last), the known ones only."""
+    percentiles = percentiles or {}
+    return [
+        {"label": label, "ms": percentiles[key]}
+        for key, label in PERCENTILE_LABELS
+        if isinstance(percentiles.get(key), int | float)
+    ]
+
+
 def format_figure(value: Any) -> str | None:
     """A figure for reading: thousands separated, about four significant digits."""
     if not isinstance(value, int | float):
@@ -163,6 +183,7 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "file": path.as_posix(),
         "origin": run.get("origin"),
         "machine": run.get("machine"),
+        "client_machine": _get(run, "client.machine"),
         "recorded_at": str(provenance.get("recorded_at")),
         "contributor": provenance.get("contributor"),
         "source_title": source.get("title") if run.get("origin") == "transcribed" else None,
@@ -188,7 +209,7 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "tps_including_connections": results.get("tps_including_connections"),
         "latency_avg_ms": results.get("latency_avg_ms"),
         "latency_stddev_ms": results.get("latency_stddev_ms"),
-        "latency_percentiles_ms": results.get("latency_percentiles_ms"),
+        "latency_percentiles": ordered_percentiles(results.get("latency_percentiles_ms")),
         "failed_transactions": results.get("failed_transactions"),
         "statistic": describe_statistic(results),
         "spread": sample_spread(results),
@@ -214,7 +235,10 @@ def mark_varying_settings(rows: list[dict[str, Any]]) -> None:
         names = sorted({name for row in group for name in row["settings"]})
         varying = [n for n in names if len({str(r["settings"].get(n)) for r in group}) > 1]
         for row in group:
-            shown = [f"{n}={row['settings'].get(n, 'default')}" for n in varying]
+            # A measured run lists every non-default setting, so a missing one is the default;
+            # a publication that does not mention a setting only leaves it unknown.
+            absent = "not stated" if row["origin"] == "transcribed" else "default"
+            shown = [f"{n}={row['settings'].get(n, absent)}" for n in varying]
             if shown and not row["settings_profile"]:
                 row["varying_settings"] = ", ".join(shown)
                 row["configuration"] = "; ".join(p for p in (row["storage"], *shown) if p)

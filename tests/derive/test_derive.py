@@ -17,6 +17,7 @@ from pgbench_kb.derive import (
     format_figure,
     hugo_date,
     mark_varying_settings,
+    ordered_percentiles,
     run_page,
     run_row,
 )
@@ -41,6 +42,8 @@ def test_run_page_matches_golden(fixture: Path):
         ({"level": "raid5", "disks": 4, "media": "hdd", "rpm": None}, "RAID5, 4× HDD"),
         ({"level": "single", "disks": 1, "media": "ssd"}, "single SSD"),
         ({"level": "zfs-mirror", "disks": 2, "media": "ssd"}, "ZFS mirror, 2× SSD"),
+        # Regression: 7200 rpm was shown as "7k rpm" (integer division).
+        ({"level": "raid1", "disks": 2, "media": "hdd", "rpm": 7200}, "RAID1, 2× HDD 7.2k rpm"),
         (None, None),
     ],
 )
@@ -90,10 +93,28 @@ def test_hugo_date(text, expected):
     assert hugo_date(text) == expected
 
 
+def test_percentiles_in_reading_order():
+    """Regression: the page listed percentiles in map order (max, min, p50…)."""
+    shown = ordered_percentiles({"max": 9.0, "p999": 5.0, "p50": 1.0, "p99": None, "p90": 2.0})
+    assert [p["label"] for p in shown] == ["median", "p90", "p99.9", "max"]
+
+
+def test_unstated_settings_of_transcribed_runs_are_not_called_default():
+    rows = [
+        {"machine": "m", "origin": "transcribed", "settings": {"commit_delay": 0},
+         "settings_profile": None, "storage": None, "configuration": None},
+        {"machine": "m", "origin": "transcribed", "settings": {},
+         "settings_profile": None, "storage": None, "configuration": None},
+    ]  # fmt: skip
+    mark_varying_settings(rows)
+    assert rows[1]["configuration"] == "commit_delay=not stated"
+
+
 def test_settings_that_differ_on_one_machine_are_named():
     rows = [
         {
             "machine": "a",
+            "origin": "measured",
             "settings": {"commit_delay": 0, "fsync": "on"},
             "settings_profile": None,
             "storage": "RAID5",
@@ -102,6 +123,7 @@ def test_settings_that_differ_on_one_machine_are_named():
         },
         {
             "machine": "a",
+            "origin": "measured",
             "settings": {"commit_delay": 20000, "fsync": "on"},
             "settings_profile": None,
             "storage": "RAID5",
@@ -110,6 +132,7 @@ def test_settings_that_differ_on_one_machine_are_named():
         },
         {
             "machine": "b",
+            "origin": "measured",
             "settings": {"commit_delay": 5},
             "settings_profile": None,
             "storage": None,
