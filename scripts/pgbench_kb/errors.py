@@ -66,6 +66,10 @@ class RunImportError(KbError):
     """``kb import`` cannot build a run file from what it was given."""
 
 
+class DeriveError(KbError):
+    """``kb derive`` cannot write what Hugo needs (a folder it must not touch, a bad id)."""
+
+
 class ProfileError(KbError):
     """A bench profile that cannot be run."""
 

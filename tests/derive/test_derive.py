@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from pgbench_kb.derive import (
+    derive_site,
     describe_array,
     describe_controller,
     format_figure,
@@ -21,6 +22,7 @@ from pgbench_kb.derive import (
     run_page,
     run_row,
 )
+from pgbench_kb.errors import DeriveError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -144,3 +146,36 @@ def test_settings_that_differ_on_one_machine_are_named():
     assert rows[0]["configuration"] == "RAID5; commit_delay=0"
     assert rows[1]["configuration"] == "RAID5; commit_delay=20000"
     assert rows[2]["configuration"] is None
+
+
+def test_out_folder_not_made_by_derive_is_left_alone(tmp_path):
+    """Regression: `kb derive --out DIR` deleted any DIR it was given (the project too)."""
+    root = tmp_path / "root"
+    (root / "data" / "runs").mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "important.txt").write_text("keep")
+    with pytest.raises(DeriveError, match="was not written by kb derive; nothing was touched"):
+        derive_site(root=root, out=victim)
+    assert (victim / "important.txt").read_text() == "keep"
+    fresh = tmp_path / "fresh"
+    derive_site(root=root, out=fresh)
+    (fresh / "content" / "stale.md").write_text("from an earlier derivation")
+    derive_site(root=root, out=fresh)  # a folder derive made is replaced whole
+    assert not (fresh / "content" / "stale.md").exists()
+    (root / "build" / "site").mkdir(parents=True)
+    (root / "build" / "site" / "old.md").write_text("an old build without the marker")
+    derive_site(root=root)  # the default folder belongs to derive
+    assert not (root / "build" / "site" / "old.md").exists()
+
+
+def test_ids_that_would_leave_the_folder_are_refused(tmp_path):
+    """Regression: a run id of ../../x made derive write outside its folder."""
+    root = tmp_path / "root"
+    runs = root / "data" / "runs"
+    runs.mkdir(parents=True)
+    (runs / "x.yaml").write_text("id: ../../x\nmachine: m\n")
+    with pytest.raises(DeriveError, match="is not a plain slug"):
+        derive_site(root=root, out=tmp_path / "out")
+    assert not (tmp_path / "x.md").exists()
+    assert not (tmp_path / "out").exists()
