@@ -293,6 +293,10 @@ def _setting_value(value: str, unit: str, vartype: str) -> str | int | float | b
     """A setting as a person writes it: 128MB, 5min, on, 0.9, 'C'."""
     if vartype == "bool":
         return value == "on"
+    if vartype in {"integer", "real"} and unit and re.fullmatch(r"-\d+(?:\.\d+)?", value):
+        # A negative value with a unit is a sentinel (-1: "auto", "unlimited", "use another
+        # setting"), not an amount: -8kB or -1ms is not valid input, the raw number is.
+        return int(value) if re.fullmatch(r"-\d+", value) else float(value)
     if vartype in {"integer", "real"} and unit:
         if unit in MEMORY_UNITS and re.fullmatch(r"-?\d+", value):
             size = int(value) * MEMORY_UNITS[unit]
@@ -431,12 +435,49 @@ def server_stats(trial: Path) -> dict[str, Any] | None:
 # the command
 
 
-def command_line(trial: Path) -> tuple[list[str], str | None]:
-    """The argv as recorded, and a readable command line without the binary's folder."""
+MASKED = "<masked>"
+# host=… and hostaddr=… in a key=value connection string (a value may be quoted: 'a b').
+_CONNINFO_HOST = re.compile(r"(?:^|(?<=\s))(host|hostaddr)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s']\S*)?")
+# the host part of a postgres:// or postgresql:// URI
+_URI_HOST = re.compile(r"(postgres(?:ql)?://(?:[^@/?]*@)?)([^/?]*)")
+
+
+def mask_hosts(argv: list[str]) -> list[str]:
+    """``argv`` with every host name and address replaced by ``<masked>``: ``-h HOST``,
+    ``-hHOST``, ``--host=HOST``, ``--host HOST``, and ``host=``/``hostaddr=`` in a connection
+    string or URI (the database argument of ``--dsn``)."""
+    masked: list[str] = []
+    hide_next = False
+    for arg in argv:
+        if hide_next:
+            masked.append(MASKED)
+            hide_next = False
+        elif arg in {"-h", "--host"}:
+            masked.append(arg)
+            hide_next = True
+        elif arg.startswith("--host="):
+            masked.append(f"--host={MASKED}")
+        elif arg.startswith("-h") and not arg.startswith("--"):
+            masked.append(f"-h{MASKED}")
+        elif _URI_HOST.match(arg):
+            masked.append(_URI_HOST.sub(lambda m: m.group(1) + MASKED, arg, count=1))
+        elif "=" in arg:
+            masked.append(_CONNINFO_HOST.sub(lambda m: f"{m.group(1)}={MASKED}", arg))
+        else:
+            masked.append(arg)
+    return masked
+
+
+def command_line(trial: Path, *, mask: bool = False) -> tuple[list[str], str | None]:
+    """The argv as recorded, and a readable command line without the binary's folder; with
+    ``mask``, host names and addresses in both are ``<masked>`` (``kb import
+    --mask-hostnames``)."""
     text = _read(trial / "command.argv")
     if text is None:
         return [], None
     argv = text.splitlines()
     if not argv:
         return [], None
+    if mask:
+        argv = [argv[0], *mask_hosts(argv[1:])]
     return argv, shlex.join(["pgbench", *argv[1:]])

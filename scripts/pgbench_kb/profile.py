@@ -41,7 +41,9 @@ inside a field by 0x1f (neither is whitespace, so empty fields survive ``read``)
     index total group repeat repeats scale settings_name settings workload pgbench_args
     seconds warmup_args init_args reset script_files
 
-``pgbench_args`` exclude the connection and the database name, which bash adds.
+``pgbench_args`` exclude the connection and the database name, which bash adds. ``group`` is a
+hash of the configuration; ``kb import`` makes ``repeat.group`` of it, the machine and the
+bench's start (``<machine>-<YYYYMMDDTHHMMSSZ>-<hash>``).
 """
 
 from __future__ import annotations
@@ -539,6 +541,10 @@ def threads_for(clients: int, cores: int) -> int:
 
 
 def _group_id(config: dict[str, Any]) -> str:
+    """A hash of one configuration: the same in every repeat of it. Only part of
+    ``repeat.group``: ``kb import`` puts the machine and the bench's start before it
+    (``trial.repeat_group``), so that two machines or two sessions running one profile are
+    never taken for repeats of each other."""
     blob = json.dumps(config, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:8]
 

@@ -109,9 +109,14 @@ def _build_source(target: str | None, argv0: str | None) -> str | None:
 
 
 def benchmark_section(
-    parsed: dict[str, Any], base: dict[str, Any], trial: Path, info: dict[str, str]
+    parsed: dict[str, Any],
+    base: dict[str, Any],
+    trial: Path,
+    info: dict[str, str],
+    *,
+    mask_hostnames: bool = False,
 ) -> dict[str, Any]:
-    argv, shown = facts.command_line(trial)
+    argv, shown = facts.command_line(trial, mask=mask_hostnames)
     bench = benchmark_from(parsed, base)
     values, other = parse_argv(argv[1:-1])
     bench["command"] = shown
@@ -156,9 +161,29 @@ def benchmark_section(
     return bench
 
 
-def build_from_trial(trial: Path) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
-    """The run (without id and raw), the pgbench output text, and the logs found in ``trial``."""
+def repeat_group(info: dict[str, str]) -> str | None:
+    """``repeat.group``: ``<machine>-<bench start, compact UTC>-<configuration hash>``, e.g.
+    ``db1-20261122T001500Z-3fa2b9c1``. The repeats of one configuration within one bench share
+    it; another machine or another bench session never does (``kb check`` compares the members
+    of a group as repeats of each other)."""
+    config = info.get("group")
+    if not config:
+        return None
+    machine = re.sub(r"[^A-Za-z0-9._-]+", "-", info.get("machine") or "").strip("-._")
+    started = re.sub(r"[^0-9TZ]", "", info.get("bench_started_at") or "")
+    return "-".join(part for part in (machine, started, config) if part)
+
+
+def build_from_trial(
+    trial: Path, *, mask_hostnames: bool = False
+) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
+    """The run (without id and raw), the pgbench output text, and the logs found in ``trial``.
+
+    With ``mask_hostnames`` (or ``mask_hostnames yes`` in trial.tsv, written by ``bench.sh
+    --mask-hostnames``), host names and addresses on the recorded command line are
+    ``<masked>``; ``kb import`` nulls the ``hostname`` fields itself."""
     info = facts.read_tsv_pairs(trial / "trial.tsv")
+    mask_hostnames = mask_hostnames or info.get("mask_hostnames") == "yes"
     out_path = trial / "pgbench.out"
     if not out_path.is_file():
         raise RunImportError("no pgbench.out in the trial folder", path=str(trial))
@@ -207,8 +232,10 @@ def build_from_trial(trial: Path) -> tuple[dict[str, Any], str, list[tuple[str, 
     pg["initdb_before_run"] = target in {"embedded", "local"}
     run["postgres"] = pg
 
-    run["benchmark"] = benchmark_section(parsed, run["benchmark"], trial, info)
-    group = info.get("group")
+    run["benchmark"] = benchmark_section(
+        parsed, run["benchmark"], trial, info, mask_hostnames=mask_hostnames
+    )
+    group = repeat_group(info)
     index = facts.int_or_none(info.get("repeat"))
     of = facts.int_or_none(info.get("repeats"))
     run["repeat"] = {"group": group, "index": index, "of": of} if group and index and of else None

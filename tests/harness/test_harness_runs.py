@@ -5,6 +5,7 @@ installation's binaries (PG_BINDIR), settings sets, custom scripts, and a normal
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -61,7 +62,8 @@ def test_smoke_profile_end_to_end(bench: Bench):
     assert stats["xact_commit"] >= run["results"]["transactions_processed"]
     assert stats["checkpoints_timed"] == 0
     assert run["client"]["network"] == "local-socket"
-    assert run["repeat"] == {"group": run["repeat"]["group"], "index": 1, "of": 1}
+    assert run["repeat"]["index"] == 1 and run["repeat"]["of"] == 1
+    assert re.fullmatch(r"harness-test-\d{8}T\d{6}Z-[0-9a-f]{8}", run["repeat"]["group"])
     # a draft hardware note for the new machine, and the whole root passes kb check
     assert (bench.root / "content" / "hardware" / "harness-test.md").is_file()
     check = subprocess.run(
@@ -70,6 +72,32 @@ def test_smoke_profile_end_to_end(bench: Bench):
         text=True,
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_repeat_group_is_one_per_configuration_machine_and_session(bench: Bench):
+    """Bug: repeat.group was a hash of the configuration only — the same on every machine and
+    in every bench session — so `kb check` took the runs of two machines, or of one machine on
+    two days, for repeats of each other (noisy repeats, outliers)."""
+    profile = bench.tiny(seconds=1, repeats=2)
+    first = bench.run(profile, timeout=60)
+    assert first.returncode == 0, first.stderr
+    second = bench.run(bench.tiny(seconds=1), timeout=60)
+    assert second.returncode == 0, second.stderr
+    runs = sorted(
+        (_load(p) for p in bench.run_files()),
+        key=lambda r: (r["provenance"]["recorded_at"], r["repeat"]["index"]),
+    )
+    groups = [r["repeat"]["group"] for r in runs]
+    pattern = r"harness-test-(\d{8}T\d{6}Z)-([0-9a-f]{8})"
+    parts = [re.fullmatch(pattern, g) for g in groups]
+    assert all(parts), groups
+    # one session: its two repeats share the group; the next session has a group of its own,
+    # though the configuration (and so its hash) is the same
+    assert groups[0] == groups[1]
+    assert groups[2] != groups[0]
+    assert len({m.group(2) for m in parts if m}) == 1
+    assert len({m.group(1) for m in parts if m}) == 2
+    assert [r["repeat"]["index"] for r in runs] == [1, 2, 1]
 
 
 def test_settings_sets_restart_the_server_and_custom_scripts_are_kept(bench: Bench):
