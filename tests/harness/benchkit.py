@@ -7,6 +7,7 @@ import contextlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -174,10 +175,13 @@ def processes_using(path: Path) -> list[int]:
 
 @dataclass
 class ExistingServer:
-    """A PostgreSQL started with the harness's own helpers, playing "a server someone runs"."""
+    """A PostgreSQL started with the harness's own helpers, playing "a server someone runs".
+    With ``tcp`` it also listens on 127.0.0.1 at ``port`` (pick one with ``free_port``)."""
 
     work: Path
     bindir: Path
+    port: int = 5432
+    tcp: bool = False
 
     @property
     def socket_dir(self) -> Path:
@@ -188,12 +192,22 @@ class ExistingServer:
             f"set -Eeuo pipefail; source {LIB}/common.sh; source {LIB}/server.sh; "
             f"KB_WORK={self.work}; KB_PG_BINDIR={self.bindir}; "
             f"KB_PGDATA={self.work}/pgdata; KB_SOCKET_DIR={self.work}/socket; "
-            f"KB_SERVER_LOG={self.work}/log/server.log; KB_PGPORT=5432; {body}"
+            f"KB_SERVER_LOG={self.work}/log/server.log; KB_PGPORT={self.port}; {body}"
         )
         return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
 
     def start(self) -> None:
-        done = self._bash("kb_server_init; kb_server_start")
+        if not self.tcp:
+            done = self._bash("kb_server_init; kb_server_start")
+        else:
+            options = (
+                f"-c listen_addresses=127.0.0.1 -c port={self.port} "
+                f"-c unix_socket_directories={self.socket_dir}"
+            )
+            done = self._bash(
+                'kb_server_init; kb_server_as_owner "$KB_PG_BINDIR/pg_ctl" -D "$KB_PGDATA" '
+                f'-l "$KB_SERVER_LOG" -w -t 60 -o "{options}" start >/dev/null'
+            )
         assert done.returncode == 0, done.stderr
 
     def stop(self) -> None:
@@ -212,7 +226,7 @@ class ExistingServer:
                 "-h",
                 str(self.socket_dir),
                 "-p",
-                "5432",
+                str(self.port),
                 "-U",
                 "postgres",
                 "-d",
@@ -228,7 +242,42 @@ class ExistingServer:
         return done.stdout.strip()
 
     def env(self) -> dict[str, str]:
-        return {"PGHOST": str(self.socket_dir), "PGPORT": "5432", "PGUSER": "postgres"}
+        return {"PGHOST": str(self.socket_dir), "PGPORT": str(self.port), "PGUSER": "postgres"}
+
+    def databases(self) -> list[str]:
+        return self.psql("postgres", "SELECT datname FROM pg_database ORDER BY 1").split()
+
+    @contextlib.contextmanager
+    def session(self, db: str, sql: str = "SELECT pg_sleep(120)") -> Iterator[int]:
+        """Somebody connected to ``db`` (running ``sql``) for the duration; yields its pid."""
+        proc = subprocess.Popen(
+            [str(self.bindir / "psql"), "-X", "-q", "-h", str(self.socket_dir), "-p",
+             str(self.port), "-U", "postgres", "-d", db, "-c", "SET application_name = 'someone'",
+             "-c", sql],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            find = "SELECT pid FROM pg_stat_activity WHERE application_name = 'someone'"
+            deadline = time.monotonic() + 15
+            while not (pid := self.psql("postgres", find)):
+                assert time.monotonic() < deadline, "the session did not start"
+                time.sleep(0.05)
+            yield int(pid)
+        finally:
+            end = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            self.psql("postgres", f"{end} WHERE application_name = 'someone'")
+            proc.wait(timeout=15)
+            deadline = time.monotonic() + 15
+            while self.psql("postgres", find) and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on at 127.0.0.1 right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def interrupt(proc: subprocess.Popen[str], how: str) -> None:
