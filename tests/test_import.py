@@ -3,6 +3,8 @@ missing fields named with the exact way to give them, --set / --meta / standard 
 
 from __future__ import annotations
 
+import hashlib
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -105,7 +107,8 @@ def test_import_refuses_to_overwrite(root: Path) -> None:
         ),
         (
             ["--machine", "box", "--set", WHEN, "--set", "benchmark.threads=9"],
-            "error: benchmark.threads: 9 threads for 4 clients; pgbench needs threads ≤ clients\n",
+            "error: benchmark.threads: 9 threads for 4 clients; pgbench needs threads ≤ clients; "
+            "and 1 more problem(s)\n",
         ),
         (
             ["--machine", "box", "--set", "nonsense"],
@@ -234,4 +237,269 @@ def test_a_machine_without_a_note_is_imported_with_advice(root: Path) -> None:
     assert done.stderr == (
         "note: content/hardware/box.md does not exist yet: describe the machine there before "
         "`make check` (see CONTRIBUTING.md)\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Regressions from QA and review (each names the bug it guards).
+
+FIXTURES = ROOT / "tests" / "parse" / "fixtures"
+CONNECT_C = ROOT / "tests" / "check" / "outputs" / "pg13-connect-C-T10.txt"
+DRY = ["--machine", "box", "--set", WHEN, "--dry-run"]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("provenance=[]", "provenance: expected a mapping, got a list"),
+        ("benchmark=null", "benchmark: expected a mapping, got null"),
+        ("benchmark.workload=5", "benchmark.workload: expected a mapping, got 5"),
+        ("provenance.declared=5", "provenance.declared: expected a list, got 5"),
+        ("provenance.masked=5", "provenance.masked: expected a list, got 5"),
+        ("provenance.masked=[[1]]", "provenance.masked.0: expected text, got a list"),
+        (
+            "provenance.masked=[provenance]",
+            "provenance.masked.0: 'provenance' cannot be masked: it cannot be null (mask a value "
+            "such as server.hostname)",
+        ),
+        (
+            "provenance.masked=[benchmark.workload]",
+            "provenance.masked.0: 'benchmark.workload' cannot be masked: it cannot be null "
+            "(mask a value such as server.hostname)",
+        ),
+        (
+            "server." + ".".join(["a"] * 2000) + "=1",
+            "--set: key server.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a… is 2001 levels deep and 4006 "
+            "characters long; no field of a run file is deeper than 8 levels (see "
+            "docs/data-format.md for the fields)",
+        ),
+        (
+            "benchmark.clients=" + "9" * 5000,
+            "benchmark.clients: a number 5000 characters long is not a figure (write the figure "
+            "itself, or quote it if it is text)",
+        ),
+        (
+            "results.tps=.inf",
+            "results.tps: .inf is not a finite number (write the figure, or null when it is "
+            "unknown)",
+        ),
+        (
+            "postgres.settings.random_page_cost=.nan",
+            "postgres.settings.random_page_cost: .nan is not a finite number (write the figure, "
+            "or null when it is unknown)",
+        ),
+        ("benchmark.scale=999", "benchmark.scale: 999 but the raw output says 2"),
+        (
+            "provenance.recorded_at=2026-02-30",
+            "provenance.recorded_at: 2026-02-30 is not a real date: February 2026 has 28 days",
+        ),
+        (
+            "provenance.recorded_at=2006-06-01T25:00:00Z",
+            "provenance.recorded_at: 2006-06-01T25:00:00Z is not a real time: hour 25 is above 23",
+        ),
+        (
+            "provenance.recorded_at=0001-01-01",
+            "provenance.recorded_at: 0001-01-01 is before 1990; pgbench results are not that old",
+        ),
+        (
+            "provenance.recorded_at=2026-13-45",
+            "provenance.recorded_at: 2026-13-45 is not a real date: there is no month 13",
+        ),
+    ],
+    ids=lambda v: v[:40],
+)
+def test_wrong_set_values_are_one_line_errors_not_tracebacks(
+    root: Path, value: str, message: str
+) -> None:
+    """Regression: wrong-typed --set values (provenance=[], benchmark=null, masked=[[1]], …)
+    crashed kb import with a traceback, a 2000-level key with RecursionError, a 5000-digit
+    number with ValueError; .inf, values contradicting the raw output and impossible dates
+    were written into run files that kb check then rejected."""
+    done = kb(root, str(OUTPUT), *DRY, "--set", value)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    line = done.stderr.removesuffix("\n")
+    assert "\n" not in line and "Traceback" not in line
+    date_hint = " (write an ISO 8601 date or time"
+    assert line.split(date_hint)[0] == f"error: {message}"
+
+
+def test_wrong_meta_value_names_the_meta_file_and_line(root: Path) -> None:
+    """Regression: a wrong-typed value in --meta crashed kb import; the error names the file
+    and the line the value is on."""
+    meta = root / "meta.yaml"
+    meta.write_text("provenance:\n  contributor: me\nbenchmark:\n  workload: 5\n", encoding="utf-8")
+    done = kb(root, str(OUTPUT), *DRY, "--meta", str(meta))
+    assert (done.returncode, done.stderr) == (
+        1,
+        f"error: {meta}:4: benchmark.workload: expected a mapping, got 5\n",
+    )
+    meta.write_text("benchmark:\n  clients: " + "9" * 5000 + "\n", encoding="utf-8")
+    done = kb(root, str(OUTPUT), *DRY, "--meta", str(meta))
+    assert done.stderr == (
+        f"error: {meta}:2: benchmark.clients: a number 5000 characters long is not a figure "
+        "(write the figure itself, or quote it if it is text)\n"
+    )
+
+
+def test_same_raw_output_twice_is_refused(root: Path) -> None:
+    """Regression: the same raw output imported again with another recorded_at made a second
+    run (and raw copy) that kb check then rejected as a duplicate."""
+    assert kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN).returncode == 0
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", "provenance.recorded_at=2026-11-21")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: RAW: the same raw output (sha256 c5d8be8bcb49…) is already kept by "
+        f"{root / RUN} (each run is imported once; a repeat of the benchmark has output of "
+        "its own)\n"
+    )
+    assert files(root) == ["content/hardware/box.md", RAW, RUN]
+
+
+@pytest.mark.parametrize(
+    ("name", "transform"),
+    [
+        ("pg18-latin1-path.txt", None),
+        ("pg18-tpcb-P1-r.txt", "crlf"),
+    ],
+)
+def test_raw_copy_is_the_exact_bytes_given(root: Path, name: str, transform: str | None) -> None:
+    """Regression: raw output was decoded with errors="replace" (Latin-1 'josé' stored as
+    'jos\ufffd') and CRLF became LF, so the raw copy and its sha256 were not of the bytes
+    given."""
+    given = (FIXTURES / name).read_bytes()
+    if transform == "crlf":
+        given = given.replace(b"\n", b"\r\n")
+    source = root / "given.txt"
+    source.write_bytes(given)
+    done = kb(root, str(source), "--machine", "box", "--set", WHEN)
+    assert done.returncode == 0, done.stderr
+    run = load_yaml_file(Path(done.stdout.strip())).data
+    kept = root / run["raw"][0]["path"]
+    assert kept.read_bytes() == given
+    assert run["raw"][0]["sha256"] == hashlib.sha256(given).hexdigest()
+    assert check_paths([], root=root).errors == []
+
+
+def test_raw_copy_from_standard_input_is_the_exact_bytes(root: Path) -> None:
+    """Regression: standard input was read as text; now its bytes are kept."""
+    given = OUTPUT.read_bytes().replace(b"\n", b"\r\n")
+    done = subprocess.run(
+        [KB, "import", "--root", str(root), "-", "--machine", "box", "--set", WHEN],
+        capture_output=True,
+        input=given,
+        cwd=root,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    run = load_yaml_file(Path(done.stdout.decode().strip())).data
+    assert (root / run["raw"][0]["path"]).read_bytes() == given
+
+
+def test_pre14_output_with_connect_per_transaction_imports_and_checks_clean(root: Path) -> None:
+    """Regression: pre-14 output with -C (tps 499.87 including, 2890.12 excluding connections;
+    5000 transactions in 10 s) was refused as "83% off"."""
+    done = kb(root, str(CONNECT_C), "--machine", "box", "--set", "provenance.recorded_at=2020")
+    assert done.returncode == 0, done.stderr
+    report = check_paths([], root=root)
+    assert report.findings == [], format_report(report)
+
+
+@pytest.mark.parametrize("style", ["one-flag", "repeated"])
+def test_log_takes_several_files(root: Path, style: str) -> None:
+    """Regression: --log took one file per flag while CONTRIBUTING said --log pgbench_log.*;
+    both forms work, and the percentiles say what they rest on."""
+    logs = sorted(str(p) for p in (FIXTURES / "pg18-real-per-thread-logs-merged").iterdir())
+    flags = ["--log", *logs] if style == "one-flag" else [x for p in logs for x in ("--log", p)]
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN, *flags)
+    assert done.returncode == 0, done.stderr
+    run = load_yaml_file(root / RUN).data
+    assert [r["kind"] for r in run["raw"]] == ["output", "transaction_log", "transaction_log"]
+    assert run["results"]["latency_percentiles_ms"]["p50"] is not None
+    assert set(run["results"]["latency_percentiles_from"]) == {"latencies", "sampling_rate"}
+    report = check_paths([], root=root)
+    assert report.errors == [], format_report(report)
+
+
+def test_percentiles_from_a_sampled_log_say_how_many_latencies(root: Path) -> None:
+    """Regression: percentiles from a --sampling-rate=0.05 log rested on a few hundred rows
+    without saying so; latency_percentiles_from records the count and the sampling rate."""
+    log = FIXTURES / "pg18-real-log-skipped-sampled-thread0.log"
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN, "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    run = load_yaml_file(root / RUN).data
+    assert run["results"]["latency_percentiles_from"] == {"latencies": 145, "sampling_rate": 0.052}
+
+
+def test_recorded_at_given_as_a_year_is_text(root: Path) -> None:
+    """Regression: --set provenance.recorded_at=2006 said "expected text, got 2006" while the
+    hint listed 2006 as valid; a text field takes the value as written."""
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", "provenance.recorded_at=2006")
+    assert done.returncode == 0, done.stderr
+    run = load_yaml_file(Path(done.stdout.strip())).data
+    assert run["provenance"]["recorded_at"] == "2006"
+
+
+def test_meta_year_as_number_is_told_to_quote_it(root: Path) -> None:
+    """In a --meta file, recorded_at: 2006 is a number; the error says to quote it."""
+    meta = root / "meta.yaml"
+    meta.write_text("provenance:\n  recorded_at: 2006\n", encoding="utf-8")
+    done = kb(root, str(OUTPUT), "--machine", "box", "--meta", str(meta))
+    assert done.stderr == (
+        f"error: {meta}:2: provenance.recorded_at: expected text, got 2006 (quote it to make "
+        "it text: '2006')\n"
+    )
+
+
+def test_long_machine_names_the_machine_not_the_id(root: Path) -> None:
+    """Regression: --machine with 300 characters said "id: is longer than 160 characters"."""
+    done = kb(root, str(OUTPUT), "--machine", "a" * 300, "--set", WHEN)
+    assert done.stderr == (
+        "error: machine: is 300 characters long; a slug has at most 64 (name the machine "
+        "shortly, e.g. --machine dl380-g4)\n"
+    )
+
+
+def test_write_error_hint_follows_the_cause(root: Path) -> None:
+    """Regression: "cannot write: Not a directory" came with the hint about free space."""
+    blocker = root / "data"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN)
+    assert done.returncode == 1
+    assert done.stderr.endswith(
+        "cannot write: Not a directory (a part of the path is a file, not a folder: check --root)\n"
+    )
+
+
+def test_missing_harness_dir_says_so(root: Path) -> None:
+    """Regression: --harness-dir /nonexist did not say the folder does not exist."""
+    done = kb(root, "--harness-dir", str(root / "nope"), "--machine", "box")
+    assert done.stderr == (
+        f"error: {root / 'nope'}: --harness-dir: no such folder (give the trial folder "
+        "scripts/bench.sh wrote, the one holding pgbench.out)\n"
+    )
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+
+def test_import_from_dev_zero_is_bounded(root: Path) -> None:
+    """Regression: kb import /dev/zero (and --log /dev/zero) read forever."""
+    done = subprocess.run(
+        [KB, "import", "--root", str(root), "/dev/zero", "--machine", "box", "--set", WHEN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_limit_memory,
+    )
+    assert (done.returncode, done.stderr) == (
+        1,
+        "error: /dev/zero:1: larger than the limit of 64 MiB (give the text pgbench printed at "
+        "the end of the run)\n",
+    )
+    done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN, "--log", "/dev/zero")
+    assert done.stderr == (
+        "error: /dev/zero: --log: is not a regular file (give the pgbench_log.* files pgbench "
+        "--log wrote)\n"
     )

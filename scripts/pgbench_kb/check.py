@@ -15,6 +15,7 @@ small per-file summaries are compared.
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import itertools
 import json
@@ -22,6 +23,9 @@ import math
 import os
 import re
 import statistics
+import tempfile
+import unicodedata
+import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -33,16 +37,19 @@ from typing import Any
 import frontmatter
 
 from pgbench_kb.errors import KbError
-from pgbench_kb.runbuild import BENCHMARK_FIELDS_FROM_OUTPUT, RESULT_FIELDS_FROM_OUTPUT
+from pgbench_kb.runbuild import output_values, percentiles_from_log
 from pgbench_kb.runfile import (
     HARDWARE_DIR,
+    MAX_LOG_BYTES,
+    MAX_RAW_OUTPUT_BYTES,
     RUNS_DIR,
     Loaded,
     load_yaml_text,
+    read_bytes_bounded,
     read_text_file,
     sha256_bytes,
 )
-from pgbench_kb.schema import property_at, validate
+from pgbench_kb.schema import DATE_HINT, property_at, validate
 
 NOISY_CV = 0.05
 OUTLIER_SHARE = 0.20
@@ -51,9 +58,9 @@ STATISTIC_TOLERANCE = 0.01
 MAX_NOTE_BYTES = 1 * 2**20
 PARALLEL_FROM = 400
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-
-RAW_RESULT_FIELDS = RESULT_FIELDS_FROM_OUTPUT
-RAW_BENCHMARK_FIELDS = BENCHMARK_FIELDS_FROM_OUTPUT
+MAX_SLUG_CHARS = 64
+MIN_YEAR = 1990
+MAX_SHOWN_CHARS = 200
 MIN_DISKS = {
     "raid0": 2,
     "raid1": 2,
@@ -80,9 +87,33 @@ class Finding:
     severity: str = "error"
 
     def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        path = one_line(self.path, MAX_SHOWN_CHARS)
+        where = path if self.line is None else f"{path}:{self.line}"
         label = "" if self.severity == "error" else "warning: "
-        return f"{where}: {self.field}: {label}{self.message}"
+        field = one_line(self.field, MAX_SHOWN_CHARS)
+        return f"{where}: {field}: {label}{one_line(self.message, 4 * MAX_SHOWN_CHARS)}"
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    if char in named:
+        return named[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_UNSAFE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co"})
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` safe to print as part of one report line: control and formatting characters
+    (newlines, escapes, bidi overrides) written as ``\\n``, ``\\x1b``…; cut with ``…`` after
+    ``limit`` characters."""
+    if not text.isprintable():
+        text = "".join(_escape(c) if unicodedata.category(c) in _UNSAFE else c for c in text)
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
 
 
 @dataclass(frozen=True)
@@ -246,15 +277,19 @@ def rules_results(run: dict[str, Any]) -> list[Issue]:
     tps, processed = res.get("tps"), res.get("transactions_processed")
     duration = bench.get("duration_s")
     single = statistic == "single" and not res.get("aborted")
-    if single and tps and processed and duration:
-        expected = tps * duration
+    # Before pgbench 14 the tps that counts the time spent connecting is the one that matches
+    # the wall clock; with -C (a connection per transaction) the other one is far higher.
+    including = res.get("tps_including_connections")
+    wall_tps, label = (including, "tps including connections") if including else (tps, "tps")
+    if single and wall_tps and processed and duration:
+        expected = wall_tps * duration
         off = abs(processed - expected) / expected
         if off > TPS_DURATION_TOLERANCE:
             issues.append(
                 Issue(
                     "results.transactions_processed",
-                    f"{processed} transactions in {_num(duration)} s do not match tps "
-                    f"{_num(tps)} (expected about {expected:.0f}, {off:.0%} off)",
+                    f"{processed} transactions in {_num(duration)} s do not match {label} "
+                    f"{_num(wall_tps)} (expected about {expected:.0f}, {off:.0%} off)",
                 )
             )
     issues += _rules_counts(res, bench)
@@ -267,7 +302,7 @@ def rules_results(run: dict[str, Any]) -> list[Issue]:
     issues += _rules_progress(res)
     failed = res.get("failed_transactions")
     if failed:
-        share = f" ({failed / processed:.1%} of processed)" if processed else ""
+        share = f" ({_percent(failed / processed)} of those processed)" if processed else ""
         issues.append(
             Issue(
                 "results.failed_transactions",
@@ -305,15 +340,34 @@ def _rules_counts(res: dict[str, Any], bench: dict[str, Any]) -> list[Issue]:
                 f"({planned})",
             )
         ]
-    if processed < planned and not res.get("aborted") and not res.get("failed_transactions"):
+    skipped = res.get("skipped_transactions") or 0
+    failed = res.get("failed_transactions") or 0
+    if processed + skipped + failed < planned and not res.get("aborted"):
         return [
             Issue(
                 "results.transactions_processed",
                 f"{processed} of {planned} planned, but the run is not marked aborted and "
-                "nothing failed",
+                f"skipped ({skipped}) and failed ({failed}) transactions do not make up the "
+                "difference",
             )
         ]
     return []
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage with two significant digits: 0.05%, 1.2%, 42%."""
+    value = share * 100
+    if value == 0 or value >= 10:
+        return f"{value:.0f}%"
+    return f"{float(f'{value:.2g}'):g}%"
+
+
+def _precision(value: float) -> float:
+    """Half a unit of the last digit ``value`` was written with: 409 → 0.5, 2.1 → 0.05."""
+    text = repr(float(value)) if not isinstance(value, int) else str(value)
+    if isinstance(value, int) or "e" in text or "." not in text:
+        return 0.5
+    return 0.5 * 10 ** -len(text.split(".")[1])
 
 
 def _rules_samples(res: dict[str, Any]) -> list[Issue]:
@@ -334,7 +388,10 @@ def _rules_samples(res: dict[str, Any]) -> list[Issue]:
                 if res["statistic"] == "median"
                 else statistics.fmean(known)
             )
-            if abs(summary - reported) > max(1.0, STATISTIC_TOLERANCE * abs(summary)):
+            # The source rounded what it printed: allow half its last digit, plus a relative
+            # margin for sources that rounded the samples too.
+            allowed = STATISTIC_TOLERANCE * abs(summary) + _precision(reported)
+            if abs(summary - reported) > allowed:
                 issues.append(
                     Issue(
                         f"results.{key}",
@@ -465,11 +522,65 @@ def rules_hosts(run: dict[str, Any]) -> list[Issue]:
     return issues
 
 
+_DATE_PARTS = re.compile(
+    r"(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?"
+    r"(?:Z|[+-](\d{2}):?(\d{2}))?)?)?)?"
+)
+
+
+def date_problem(text: str) -> str | None:
+    """Why an ISO 8601 date or time (as the schema's pattern allows) is not a real one."""
+    match = _DATE_PARTS.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, zone_h, zone_m = (
+        int(part) if part is not None else None for part in match.groups()
+    )
+    assert year is not None
+    if year < MIN_YEAR:
+        return f"{text} is before {MIN_YEAR}; pgbench results are not that old"
+    if month is not None and not 1 <= month <= 12:
+        return f"{text} is not a real date: there is no month {month}"
+    if month is not None and day is not None:
+        days = calendar.monthrange(year, month)[1]
+        if not 1 <= day <= days:
+            name = calendar.month_name[month]
+            return f"{text} is not a real date: {name} {year} has {days} days"
+    for value, top, what in (
+        (hour, 23, "hour"),
+        (minute, 59, "minute"),
+        (second, 59, "second"),
+        (zone_h, 23, "time zone hour"),
+        (zone_m, 59, "time zone minute"),
+    ):
+        if value is not None and value > top:
+            return f"{text} is not a real time: {what} {value} is above {top}"
+    return None
+
+
+def masked_path_problem(dotted: str) -> str | None:
+    """Why ``dotted`` cannot be listed in ``provenance.masked``: not a field, or not nullable."""
+    prop = property_at("run", dotted)
+    if prop is None:
+        return f"{one_line(dotted, 80)!r} is not a field of a run file"
+    kinds = prop.get("type")
+    if "null" not in (kinds if isinstance(kinds, list) else [kinds]):
+        return (
+            f"{dotted!r} cannot be masked: it cannot be null (mask a value such as server.hostname)"
+        )
+    return None
+
+
 def rules_provenance(run: dict[str, Any], *, today: str) -> list[Issue]:
     prov = run["provenance"]
     issues = []
-    if _date_prefix(prov["recorded_at"]) > today[: len(_date_prefix(prov["recorded_at"]))]:
-        issues.append(Issue("provenance.recorded_at", f"{prov['recorded_at']} is in the future"))
+    for key in ("recorded_at", "contributed_at"):
+        value = prov.get(key)
+        problem = date_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            issues.append(Issue(f"provenance.{key}", f"{problem} ({DATE_HINT})"))
+        elif key == "recorded_at" and _date_prefix(value) > today[: len(_date_prefix(value))]:
+            issues.append(Issue("provenance.recorded_at", f"{value} is in the future"))
     if run["origin"] == "transcribed" and prov.get("harness") is not None:
         issues.append(
             Issue("provenance.harness", "a transcribed run was not measured by a harness")
@@ -480,10 +591,9 @@ def rules_provenance(run: dict[str, Any], *, today: str) -> list[Issue]:
                 Issue(f"provenance.declared.{index}", f"{dotted!r} is not a field of a run file")
             )
     for index, dotted in enumerate(prov.get("masked") or []):
-        if property_at("run", dotted) is None:
-            issues.append(
-                Issue(f"provenance.masked.{index}", f"{dotted!r} is not a field of a run file")
-            )
+        problem = masked_path_problem(dotted)
+        if problem is not None:
+            issues.append(Issue(f"provenance.masked.{index}", problem))
         elif _get(run, dotted) is not None:
             issues.append(Issue(dotted, "is listed in provenance.masked, so it must be null"))
     repeat = run.get("repeat")
@@ -492,19 +602,56 @@ def rules_provenance(run: dict[str, Any], *, today: str) -> list[Issue]:
     return issues
 
 
+def _shown_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list | dict):
+        return f"a {'list' if isinstance(value, list) else 'mapping'} of {len(value)}"
+    return one_line(_num(value) if isinstance(value, int | float) else repr(value), 60)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    return not _differs(a, b)
+
+
 def rules_raw_output(run: dict[str, Any], parsed: dict[str, Any]) -> list[Issue]:
-    """The figures in the run file against what its raw output says."""
+    """The figures in the run file against what its raw output says.
+
+    Every key ``kb import`` copies from the output (``runbuild.output_values``) must equal the
+    re-parsed value; where the output says nothing, the run must say nothing either — except
+    for invocation facts that the harness read from the command it ran, or that a person
+    declared (an old pgbench that did not print its query mode, say)."""
     issues = []
-    for section, keys in (("results", RAW_RESULT_FIELDS), ("benchmark", RAW_BENCHMARK_FIELDS)):
-        for key in keys:
-            said = parsed.get(key)
+    measured_by_harness = run["provenance"].get("harness") is not None
+    declared = set(run["provenance"].get("declared") or [])
+    for section, said_here in output_values(parsed).items():
+        for key, said in said_here.items():
             have = run[section].get(key)
-            if said is not None and _differs(have, said):
+            if said is None or said == []:
+                if have is None or have == []:
+                    continue
+                known_otherwise = section == "benchmark" and (
+                    measured_by_harness or {section, f"{section}.{key}"} & declared
+                )
+                if not known_otherwise:
+                    issues.append(
+                        Issue(
+                            f"{section}.{key}",
+                            f"{_shown_value(have)} but the raw output does not say it (make "
+                            "it null: figures of a run with raw output come from that output)",
+                        )
+                    )
+            elif not _same_value(have, said):
                 issues.append(
                     Issue(
                         f"{section}.{key}",
-                        f"{_num(have) if have is not None else 'null'} but the raw output "
-                        f"says {_num(said)}",
+                        f"{_shown_value(have)} but the raw output says {_shown_value(said)}",
                     )
                 )
     if bool(parsed.get("aborted")) != bool(run["results"].get("aborted")):
@@ -515,6 +662,30 @@ def rules_raw_output(run: dict[str, Any], parsed: dict[str, Any]) -> list[Issue]
                 f"{str(bool(parsed.get('aborted'))).lower()}",
             )
         )
+    return issues
+
+
+def rules_transaction_log(run: dict[str, Any], log: dict[str, Any]) -> list[Issue]:
+    """The latency percentiles (and what they rest on) against the re-parsed transaction log."""
+    percentiles, basis = percentiles_from_log(log)
+    res = run["results"]
+    issues = []
+    for key, said_here in (
+        ("latency_percentiles_ms", percentiles),
+        ("latency_percentiles_from", {"latencies": basis["latencies"]}),
+    ):
+        have_all = res.get(key) or {}
+        for part, said in said_here.items():
+            have = have_all.get(part)
+            if _differs(have, said):
+                issues.append(
+                    Issue(
+                        f"results.{key}.{part}" if have_all else f"results.{key}",
+                        f"{_shown_value(have)} but the transaction log says {_shown_value(said)}",
+                    )
+                )
+                if not have_all:
+                    break
     return issues
 
 
@@ -541,17 +712,70 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def _raw_issues(run: dict[str, Any], root: Path) -> list[Issue]:
+RAW_SIZE_HINT = "raw files are pgbench's output and its logs, kept as they were written"
+
+
+def _gunzip(packed: bytes, limit: int) -> bytes:
+    """The bytes of a gzip file, refused beyond ``limit`` (a small file can unpack to a lot)."""
+    out = bytearray()
+    data = packed
+    while data:
+        unpacker = zlib.decompressobj(wbits=31)
+        out += unpacker.decompress(data, limit + 1 - len(out))
+        if len(out) > limit or unpacker.unconsumed_tail:
+            raise ValueError(f"it unpacks to more than {limit // 2**20} MiB")
+        if not unpacker.eof:
+            raise ValueError("the gzip data is cut short")
+        data = unpacker.unused_data
+    return bytes(out)
+
+
+def _parse_logs(blobs: Sequence[bytes]) -> dict[str, Any]:
+    """Parse the per-thread transaction logs of one run (uncompressed bytes) as one log."""
+    from pgbench_kb.parse import parse_paths
+
+    with tempfile.TemporaryDirectory(prefix="kb-check-") as scratch:
+        names = []
+        for index, blob in enumerate(blobs):
+            name = Path(scratch) / ("pgbench_log.1" + (f".{index}" if index else ""))
+            name.write_bytes(blob)
+            names.append(str(name))
+        return parse_paths(names)
+
+
+def _raw_bytes(item: dict[str, Any], root: Path, blobs: dict[str, bytes] | None) -> bytes | str:
+    """The bytes of one raw file, or why they cannot be had."""
+    if blobs is not None and item["path"] in blobs:
+        return blobs[item["path"]]
+    path = root / item["path"]
+    limit = MAX_RAW_OUTPUT_BYTES if item["kind"] == "output" else MAX_LOG_BYTES
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return f"{item['path']} does not exist"
+    except OSError as exc:
+        return f"{item['path']} cannot be read: {exc.strerror or exc}"
+    try:
+        return read_bytes_bounded(path, max_bytes=limit, hint=RAW_SIZE_HINT)
+    except KbError as exc:
+        return f"{item['path']}: {_with_hint(exc)}"
+
+
+def _raw_issues(
+    run: dict[str, Any], root: Path, blobs: dict[str, bytes] | None = None
+) -> list[Issue]:
+    """Each raw file present and matching its sha256; output and transaction logs re-parsed
+    and compared with the run. ``blobs`` gives files not written yet (``kb import``)."""
     from pgbench_kb.parse import parse_text
+    from pgbench_kb.parse.detect import decode_text
 
     issues = []
+    logs: list[tuple[int, bytes]] = []
     for index, item in enumerate(run["raw"]):
         where = f"raw.{index}"
-        path = root / item["path"]
-        try:
-            blob = path.read_bytes()
-        except OSError:
-            issues.append(Issue(f"{where}.path", f"{item['path']} does not exist"))
+        blob = _raw_bytes(item, root, blobs)
+        if isinstance(blob, str):
+            issues.append(Issue(f"{where}.path", blob))
             continue
         actual = sha256_bytes(blob)
         if actual != item["sha256"]:
@@ -563,15 +787,39 @@ def _raw_issues(run: dict[str, Any], root: Path) -> list[Issue]:
                 )
             )
             continue
+        if item["kind"] == "transaction_log":
+            logs.append((index, blob))
         if item["kind"] != "output":
             continue
         try:
-            parsed = parse_text(blob.decode("utf-8", errors="replace"), source=item["path"])
+            parsed = parse_text(decode_text(blob), source=item["path"])
         except KbError as exc:
             issues.append(Issue(where, f"the raw output cannot be parsed: {exc.message}"))
             continue
         issues += rules_raw_output(run, parsed)
+    if logs:
+        where = f"raw.{logs[0][0]}"
+        try:
+            log = _parse_logs([_gunzip(blob, MAX_LOG_BYTES) for _, blob in logs])
+        except (ValueError, zlib.error, EOFError, OSError) as exc:
+            issues.append(Issue(where, f"the transaction log cannot be unpacked: {exc}"))
+        except KbError as exc:
+            issues.append(Issue(where, f"the transaction log cannot be parsed: {exc.message}"))
+        else:
+            if log.get("kind") == "transaction_log":
+                issues += rules_transaction_log(run, log)
+            else:
+                kind = log.get("kind")
+                issues.append(Issue(where, f"kind transaction_log, but the file is a {kind}"))
     return issues
+
+
+def single_run_issues(
+    run: dict[str, Any], root: Path, *, today: str, blobs: dict[str, bytes] | None = None
+) -> list[Issue]:
+    """Every rule one schema-valid run can break on its own, its raw files included: what
+    ``kb check`` applies to each file, and ``kb import`` before it writes anything."""
+    return [*run_rules(run, today=today), *_raw_issues(run, root, blobs)]
 
 
 def _config_key(run: dict[str, Any]) -> str:
@@ -625,7 +873,7 @@ def check_run(
         issues.append(Issue("id", f"{data['id']!r} but the file is named {path.name}"))
     for key in ("machine", "client.machine"):
         slug = _get(data, key)
-        if slug and not (root / HARDWARE_DIR / f"{slug}.md").is_file():
+        if slug and not _is_file(root / HARDWARE_DIR / f"{slug}.md"):
             issues.append(
                 Issue(
                     key, f"no hardware note content/hardware/{slug}.md (write one, or fix the slug)"
@@ -652,6 +900,14 @@ def check_run(
     return findings, summary
 
 
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, false for any path the system cannot even look up (too long…)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def _with_hint(exc: KbError) -> str:
     return exc.message if not exc.hint else f"{exc.message} ({exc.hint})"
 
@@ -674,7 +930,14 @@ def check_note(path: Path) -> list[Finding]:
     """Every problem of one hardware note: front matter against the schema, body present."""
     shown = str(path)
     try:
-        text = read_text_file(path, max_bytes=MAX_NOTE_BYTES)
+        text = read_text_file(
+            path,
+            max_bytes=MAX_NOTE_BYTES,
+            hint="a hardware note is a page of facts and prose; link to long material instead",
+        )
+    except KbError as exc:
+        return [Finding(shown, exc.line, exc.field or "(file)", _with_hint(exc))]
+    try:
         parts = _split_note(text)
         if parts is None:
             return [
@@ -700,14 +963,14 @@ def check_note(path: Path) -> list[Finding]:
         Finding(shown, placed.line_of(p.field), p.field, p.text(), p.severity)
         for p in validate("hardware", front)
     ]
-    if not SLUG_RE.match(path.stem):
+    if not SLUG_RE.match(path.stem) or len(path.stem) > MAX_SLUG_CHARS:
         findings.append(
             Finding(
                 shown,
                 1,
                 "(file)",
                 f"{path.name!r}: a note's file name is its slug "
-                "(lower-case letters, digits and '-')",
+                f"(lower-case letters, digits and '-', at most {MAX_SLUG_CHARS} characters)",
             )
         )
     if not body.strip():
@@ -819,30 +1082,85 @@ def _group_findings(group: str, members: list[RunSummary]) -> list[Finding]:
 # the command
 
 
+RUN_SUFFIXES = {".yaml", ".yml"}
+
+
 def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], list[Finding]]:
-    targets = [Path(p) for p in paths] or [root / RUNS_DIR, root / HARDWARE_DIR]
+    """The run files and notes to check, and the findings for paths that hold nothing to check.
+
+    Named paths must each be a run file (``.yaml``), a hardware note (``.md``) or a folder with
+    at least one of them. Without paths, ROOT's data/runs and content/hardware must both exist
+    (a fresh project has them, empty); a missing one means ROOT is not a project root."""
     runs: list[Path] = []
     notes: list[Path] = []
-    missing = []
+    problems = []
+
+    def problem(target: Path, message: str) -> None:
+        problems.append(Finding(str(target), None, "(file)", message))
+
+    if paths:
+        targets = [Path(p) for p in paths]
+    else:
+        targets = [root / RUNS_DIR, root / HARDWARE_DIR]
+        if not _is_dir(root):
+            problem(root, "--root is not a folder (give the project's folder)")
+            return [], [], problems
+        for target in targets:
+            if not _is_dir(target):
+                problem(
+                    target,
+                    f"no {target.relative_to(root).as_posix()} folder here (give --root the "
+                    "project's folder, the one holding data/runs and content/hardware)",
+                )
+        if problems:
+            return [], [], problems
     for target in targets:
-        if not target.exists():
-            if paths:
-                missing.append(Finding(str(target), None, "(file)", "no such file or folder"))
-            continue
-        files: Iterable[Path] = sorted(target.rglob("*")) if target.is_dir() else [target]
-        for path in files:
-            if path.name.startswith("."):
-                continue
-            if path.suffix in {".yaml", ".yml"}:
-                runs.append(path)
-            elif path.suffix == ".md" and path.name != "_index.md":
-                notes.append(path)
-    return runs, notes, missing
+        if _is_dir(target):
+            found = 0
+            for path in sorted(target.rglob("*")):
+                if path.name.startswith(".") or not _is_file(path):
+                    continue
+                if path.suffix in RUN_SUFFIXES:
+                    runs.append(path)
+                    found += 1
+                elif path.suffix == ".md" and path.name != "_index.md":
+                    notes.append(path)
+                    found += 1
+            if not found and paths:
+                problem(target, "no run files (.yaml) or hardware notes (.md) in this folder")
+        elif not _exists(target):
+            problem(target, "no such file or folder")
+        elif target.suffix in RUN_SUFFIXES:
+            runs.append(target)
+        elif target.suffix == ".md":
+            notes.append(target)
+        else:
+            problem(target, "not a run file (.yaml), a hardware note (.md) or a folder")
+    return runs, notes, problems
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _check_one(job: tuple[str, str, str]) -> tuple[list[Finding], RunSummary | None]:
+    """One run file; an unexpected failure on it becomes a finding, not the end of the report."""
     path, root, today = job
-    return check_run(Path(path), Path(root), today=today)
+    try:
+        return check_run(Path(path), Path(root), today=today)
+    except Exception as exc:  # one bad file must not stop the whole report
+        message = f"kb check failed on this file ({type(exc).__name__}: {exc}); please report it"
+        return [Finding(path, None, "(file)", message)], None
 
 
 def _jobs_for(count: int, jobs: int | None) -> int:

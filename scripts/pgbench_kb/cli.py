@@ -86,11 +86,12 @@ def _configure_import(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--log",
         dest="logs",
-        action="append",
+        nargs="+",
+        action="extend",
         default=[],
         metavar="FILE",
-        help="a pgbench --log file of the run (repeatable: one per thread); kept gzipped, "
-        "its latency percentiles go into results",
+        help="the pgbench --log file(s) of the run, one per thread (--log pgbench_log.*, or "
+        "the flag repeated); kept gzipped, their latency percentiles go into results",
     )
     p.add_argument(
         "--mask-hostnames",
@@ -196,11 +197,20 @@ def _configure_plan(p: argparse.ArgumentParser) -> None:
 
 
 def _run_plan(args: argparse.Namespace) -> int:
+    from pgbench_kb.errors import UsageError
     from pgbench_kb.profile import describe_plan, load_profile, render_plan
 
     known = None
     if args.known_settings is not None:
-        text = args.known_settings.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = args.known_settings.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(
+                f"cannot read: {exc.strerror or exc}",
+                path=str(args.known_settings),
+                field="--known-settings",
+                hint="give the file `postgres --describe-config` wrote",
+            ) from None
         known = {line.split("\t", 1)[0] for line in text.splitlines() if line.strip()}
     profile = load_profile(args.profile, known_settings=known)
     render = render_plan if args.for_bash else describe_plan
@@ -332,7 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except KbError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from pgbench_kb.check import one_line
+
+        print(f"error: {one_line(str(exc), 1000)}", file=sys.stderr)
         return exc.exit_status
     except BrokenPipeError:
         return 0

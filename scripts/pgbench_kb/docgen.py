@@ -39,10 +39,18 @@ Both formats are published as JSON Schema (Draft 2020-12) in `scripts/pgbench_kb
   = `72000000000`; 1 GiB of RAM = `1073741824`). PostgreSQL settings keep PostgreSQL's own
   notation (`256MB`, `0.9`, `off`).
 - **Unknown keys are errors**, with a "did you mean" for near misses. `schema_version` is 1.
+- **Numbers are finite**: `.inf`, `.nan` and numbers written with more than 40 characters are
+  refused everywhere (run files, notes, `--set`, `--meta`, `postgres.settings`).
 - **Dates** are ISO 8601 text as precise as known: `2026-11-22T10:15:00Z`, `2006-06-01`,
-  `2006-06` or `2010`.
-- **YAML subset**: UTF-8, one document, spaces for indentation, no anchors, aliases or merge keys,
-  no duplicate keys, text keys only, at most 4 MiB and 32 levels deep.
+  `2006-06` or `2010` — real calendar dates and times, from 1990 on. On the command line
+  `--set provenance.recorded_at=2006` is read as text; in a YAML file quote a bare year
+  (`recorded_at: '2006'`).
+- **YAML subset**: UTF-8 (a byte-order mark is ignored), one document, spaces for indentation,
+  no anchors, aliases or merge keys, no duplicate keys, text keys only, at most 4 MiB (a
+  hardware note 1 MiB) and 32 levels deep. Slugs (`machine`, `client.machine`, note file
+  names) have at most 64 characters.
+- **Raw files** are kept byte for byte as given (sha256 of those bytes; the parser reads UTF-8
+  or Latin-1): raw output up to 64 MiB, each `--log` file up to 2 GiB.
 
 ## Measured, transcribed, declared, detected
 
@@ -70,27 +78,44 @@ Errors (exit status 1):
 - the hardware note `content/hardware/<machine>.md` (and `<client.machine>.md`) exists;
 - the file name is the run's `id`; no two runs share an id, the same raw output, or the same
   machine, configuration and time (duplicates);
-- each raw file exists and matches its sha256; raw output re-parsed gives the same tps,
-  latency, transaction counts, scale, clients, threads, duration, query mode;
+- each raw file exists and matches its sha256; raw output re-parsed gives the same value for
+  every key `kb import` copies from it (`runbuild.RESULT_FIELDS_FROM_OUTPUT`,
+  `BENCHMARK_FIELDS_FROM_OUTPUT` and the statements), and a key the output says nothing about
+  is null in the run (a `benchmark` key may be known otherwise: the harness read it from the
+  command it ran, or a person declared it); `transaction_log` raw files are unpacked and
+  re-parsed, and give the same `latency_percentiles_ms` and `latency_percentiles_from.latencies`;
 - `threads ≤ clients`; not both `duration_s` and `transactions_per_client`;
-- `tps × duration_s ≈ transactions_processed` (within 5%) for a single timed run;
-  `transactions_processed = clients × transactions_per_client` for a complete `-t` run;
+- `tps × duration_s ≈ transactions_processed` (within 5%) for a single timed run, with
+  `tps_including_connections` when the output has it (before pgbench 14; with `-C` the tps
+  excluding connections is far higher); `processed + skipped + failed = clients ×
+  transactions_per_client` for a complete `-t` run;
 - `statistic: single` ⇔ `of_runs: 1`; samples count equals `of_runs`; the median or mean of the
-  samples matches the reported figure (within 1%, or 1 unit for rounded figures);
+  samples matches the reported figure within 1% plus half a unit of the figure's last printed
+  digit (409 ± 0.5, 2.1 ± 0.05);
 - percentiles do not decrease; `tps_min ≤ tps ≤ tps_max`; progress series have equal lengths;
 - RAID levels have enough disks (raid10 an even number ≥ 4), `rpm` only for `hdd`; WAL
   `with-data` has no array of its own;
 - a client on the server host has no network link; a separate client cannot use a Unix socket;
-- `recorded_at` is not in the future; `declared`/`masked` paths exist, masked values are null;
-  a custom script's `sha256` matches its text;
-- a hardware note's front matter matches its schema and its body is not empty.
+- `recorded_at` and `contributed_at` are real dates, and `recorded_at` is not in the future;
+  `declared`/`masked` paths exist, masked paths can be null and are; a custom script's
+  `sha256` matches its text;
+- a hardware note's front matter matches its schema and its body is not empty;
+- there is something to check: each named path is a run file (`.yaml`), a note (`.md`) or a
+  folder holding at least one; without paths, ROOT must hold both `data/runs` and
+  `content/hardware` (a fresh project has them empty, which passes).
+
+`kb import` applies the same one-file rules (schema, the rules above, the raw output re-parsed)
+before it writes anything, checks each `--set`/`--meta` value against the schema before using
+it, and refuses raw output a run under `data/runs` already keeps.
 
 Warnings (reported, exit status 0): noisy repeats (coefficient of variation of tps above 5%,
 within `samples` or across a `repeat.group`), outliers (a repeat more than 20% away from the
 median of the others), failed transactions, aborted runs, a write-back cache without a battery,
 and a hardware note still marked `draft_note`.
 
-Every problem is printed as `path:line: field: message`, then the counts.
+Every problem is printed as `path:line: field: message`, then the counts; control characters
+in paths, keys and values are escaped (`\\n`, `\\x1b`) so each problem stays one line, and
+long values are cut with `…`.
 """
 
 HARNESS = """\

@@ -23,7 +23,10 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import math
+import os
 import re
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,32 +35,49 @@ from pathlib import Path
 from typing import IO, Any
 
 from pgbench_kb import trial
-from pgbench_kb.check import run_rules
+from pgbench_kb.check import MAX_SLUG_CHARS, masked_path_problem, single_run_issues
 from pgbench_kb.errors import RunFileError, RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
-from pgbench_kb.runbuild import benchmark_from, results_from, skeleton
+from pgbench_kb.parse.detect import decode_text
+from pgbench_kb.runbuild import benchmark_from, percentiles_from_log, results_from, skeleton
 from pgbench_kb.runfile import (
     HARDWARE_DIR,
+    MAX_LOG_BYTES,
+    MAX_RAW_OUTPUT_BYTES,
     RAW_DIR,
     RUNS_DIR,
+    Loaded,
+    ValueRefusedError,
     dump_run,
     dump_yaml,
     load_yaml_file,
     load_yaml_text,
+    read_bytes_bounded,
+    read_stream_bounded,
     sha256_bytes,
     write_new_files,
 )
-from pgbench_kb.schema import validate_run
+from pgbench_kb.schema import property_at, validate, validate_run
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 DECLARED_DEPTH = 2
+#: Run-file fields nest at most this deep; a --set key deeper than that is a mistake.
+MAX_SET_DEPTH = 8
+MAX_SET_KEY_CHARS = 200
+RAW_HINT = "give the text pgbench printed at the end of the run"
+LOG_HINT = "give the pgbench_log.* files pgbench --log wrote"
+SETTINGS_PREFIX = "postgres.settings."
 HOSTNAME_PATHS = ("server.hostname", "client.hostname")
 LOG_KINDS = {"transaction_log", "aggregate_log"}
 
 
 def set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
-    """Set ``a.b.c`` in nested dicts, creating the dicts on the way."""
-    keys = dotted.split(".")
+    """Set ``a.b.c`` in nested dicts, creating the dicts on the way. A setting name keeps its
+    dots: ``postgres.settings.auto_explain.log_min_duration`` is one setting."""
+    if dotted.startswith(SETTINGS_PREFIX) and len(dotted) > len(SETTINGS_PREFIX):
+        keys = [*SETTINGS_PREFIX.rstrip(".").split("."), dotted[len(SETTINGS_PREFIX) :]]
+    else:
+        keys = dotted.split(".")
     node = target
     for key in keys[:-1]:
         if not isinstance(node.get(key), dict):
@@ -66,19 +86,42 @@ def set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
     node[keys[-1]] = value
 
 
+def _text_only(dotted: str) -> bool:
+    """Whether the field at ``dotted`` holds text (or null) and never a number or true/false."""
+    prop = property_at("run", dotted)
+    kinds = (prop or {}).get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return "string" in kinds and not {"number", "integer", "boolean"} & set(kinds)
+
+
 def parse_set(item: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` → (dotted key, value read as a YAML scalar; text where the field is text)."""
     key, sep, raw_value = item.partition("=")
     key = key.strip()
     if not sep or not key or not re.fullmatch(r"[a-z_][a-z0-9_]*(\.[a-z0-9_]+)*", key):
         raise RunImportError(
-            f"--set {item!r} is not KEY=VALUE",
+            f"--set {item[:60]!r} is not KEY=VALUE",
             field="--set",
             hint="write it as --set storage.data.array.level=raid10",
         )
+    depth = key.count(".") + 1
+    if len(key) > MAX_SET_KEY_CHARS or (
+        depth > MAX_SET_DEPTH and not key.startswith(SETTINGS_PREFIX)
+    ):
+        raise RunImportError(
+            f"key {key[:40]}… is {depth} levels deep and {len(key)} characters long; no field "
+            f"of a run file is deeper than {MAX_SET_DEPTH} levels",
+            field="--set",
+            hint="see docs/data-format.md for the fields",
+        )
     try:
         value = load_yaml_text(raw_value, path="--set").data if raw_value.strip() else None
+    except ValueRefusedError as exc:
+        raise RunImportError(exc.message, field=key, hint=exc.hint) from None
     except RunFileError:
         value = raw_value
+    if value is not None and not isinstance(value, str | dict | list) and _text_only(key):
+        value = raw_value.strip()  # 2006 for a date, 10.10 for a version: the text as given
     return key, value
 
 
@@ -132,7 +175,7 @@ def run_id(run: dict[str, Any], raw_hash: str) -> str:
     parts = [
         _timestamp_of(run["provenance"]["recorded_at"]),
         run["machine"],
-        bench["workload"]["name"] or "custom",
+        (bench["workload"]["name"] or "custom")[:40],
         f"s{bench['scale']}" if bench["scale"] is not None else None,
         f"c{bench['clients']}" if bench["clients"] is not None else None,
         raw_hash[:8],
@@ -156,10 +199,23 @@ def _require(run: dict[str, Any], dotted: str, how: str) -> None:
         raise RunImportError(f"missing; give it with {how}", field=dotted)
 
 
+def _read_input(name: str, stdin: IO[str]) -> bytes:
+    """The exact bytes of one raw output file ('-' is standard input), bounded in size."""
+    if name == "-":
+        stream = getattr(stdin, "buffer", None)
+        if stream is None:  # a text stream without bytes beneath (tests)
+            return stdin.read(MAX_RAW_OUTPUT_BYTES + 1).encode("utf-8")
+        return read_stream_bounded(
+            stream, max_bytes=MAX_RAW_OUTPUT_BYTES, name="<stdin>", hint=RAW_HINT
+        )
+    return read_bytes_bounded(Path(name), max_bytes=MAX_RAW_OUTPUT_BYTES, hint=RAW_HINT)
+
+
 def build_from_raw(
     raw_paths: Sequence[str], stdin: IO[str], *, transcribed: bool = False
-) -> tuple[dict[str, Any], str | None, list[tuple[str, bytes]]]:
-    """The run with what the raw output says; figures only (no raw) for a transcribed run."""
+) -> tuple[dict[str, Any], bytes | None, list[tuple[str, bytes]]]:
+    """The run with what the raw output says, and the raw output's bytes exactly as given
+    (decoded only to be parsed); figures only (no raw) for a transcribed run."""
     if not raw_paths:
         if transcribed:
             return skeleton(), None, []
@@ -169,17 +225,15 @@ def build_from_raw(
             hint="name the pgbench output file(s), or '-' to paste it on standard input; "
             "only a transcribed run (--set origin=transcribed) may have figures only",
         )
-    texts = []
-    for name in raw_paths:
-        if name == "-":
-            texts.append(stdin.read())
-        else:
-            try:
-                texts.append(Path(name).read_text(encoding="utf-8", errors="replace"))
-            except OSError as exc:
-                raise RunImportError(f"cannot read: {exc.strerror}", path=name) from None
-    text = "\n".join(texts)
-    parsed = parse_text(text, source=raw_paths[0] if len(raw_paths) == 1 else "<input>")
+    blob = b"\n".join(_read_input(name, stdin) for name in raw_paths)
+    if len(blob) > MAX_RAW_OUTPUT_BYTES:
+        raise RunImportError(
+            f"the raw output files together are larger than {MAX_RAW_OUTPUT_BYTES // 2**20} MiB",
+            field="RAW",
+            hint=RAW_HINT,
+        )
+    source = raw_paths[0] if len(raw_paths) == 1 else "<input>"
+    parsed = parse_text(decode_text(blob), source="<stdin>" if source == "-" else source)
     if parsed.get("kind") != "summary":
         raise RunImportError(
             f"{raw_paths[0]} is a {parsed.get('kind')}, not pgbench's text output",
@@ -189,7 +243,7 @@ def build_from_raw(
     run = skeleton()
     run["benchmark"] = benchmark_from(parsed, run["benchmark"])
     run["results"] = results_from(parsed, None)
-    return run, text, []
+    return run, blob, []
 
 
 def draft_note(slug: str, server: dict[str, Any] | None) -> str:
@@ -251,9 +305,9 @@ def import_run(
     declared = _declared(meta_path, sets, machine)
     transcribed = declared.get("origin") == "transcribed"
     if harness_dir is not None:
-        run, text, logs = trial.build_from_trial(harness_dir)
+        raw_bytes, run, logs = _from_harness(harness_dir)
     else:
-        run, text, logs = build_from_raw(raw_paths, stdin, transcribed=transcribed)
+        run, raw_bytes, logs = build_from_raw(raw_paths, stdin, transcribed=transcribed)
         logs = logs + _read_logs(log_paths, run)
     run = deep_merge(run, declared)
     already = set(run["provenance"].get("declared") or [])
@@ -262,17 +316,15 @@ def import_run(
     if mask_hostnames:
         masked += [p for p in HOSTNAME_PATHS if p not in masked]
     run["provenance"]["masked"] = masked
+    for index, dotted in enumerate(masked):
+        problem = masked_path_problem(dotted)
+        if problem is not None:
+            raise RunImportError(problem, field=f"provenance.masked.{index}")
     mask(run, masked)
     if run["provenance"].get("contributed_at") is None:
         run["provenance"]["contributed_at"] = datetime.now(UTC).strftime("%Y-%m-%d")
 
     _require(run, "machine", "--machine SLUG, the name of the server's content/hardware/SLUG.md")
-    if not SLUG_RE.match(str(run["machine"])):
-        raise RunImportError(
-            f"{run['machine']!r} is not a slug",
-            field="machine",
-            hint="use lower-case letters, digits and '-', e.g. --machine dl380-g4",
-        )
     _require(
         run,
         "provenance.recorded_at",
@@ -286,33 +338,37 @@ def import_run(
                 f"--set provenance.source.{key}=… (or a source: section in --meta)",
             )
 
-    raw_bytes = text.encode("utf-8") if text is not None else None
     raw_hash = sha256_bytes(raw_bytes) if raw_bytes is not None else _figures_hash(run)
     run["id"] = run_id(run, raw_hash)
     year, month = _year_month(run["provenance"]["recorded_at"])
     raw_rel = RAW_DIR / year / month / f"{run['id']}.txt"
     run["raw"] = []
+    blobs: dict[str, bytes] = {}
     if raw_bytes is not None:
         run["raw"].append({"path": raw_rel.as_posix(), "sha256": raw_hash, "kind": "output"})
+        blobs[raw_rel.as_posix()] = raw_bytes
     log_files = []
     for index, (name, blob) in enumerate(logs):
         kind = name if name in LOG_KINDS else "log"
         packed = gzip.compress(blob, mtime=0)
         rel = RAW_DIR / year / month / f"{run['id']}.log{index}.gz"
         run["raw"].append({"path": rel.as_posix(), "sha256": sha256_bytes(packed), "kind": kind})
+        blobs[rel.as_posix()] = packed
         log_files.append((rel, packed))
 
-    _refuse_invalid(run)
+    _refuse_invalid(run, root, blobs)
+    run_path = root / RUNS_DIR / year / month / f"{run['id']}.yaml"
+    if run_path.exists() and not dry_run:
+        raise RunImportError(
+            "a run file for this output exists already", path=str(run_path), hint="nothing to do"
+        )
+    if raw_bytes is not None:
+        _refuse_duplicate(root, raw_hash)
 
     text_out = dump_run(run)
     if dry_run:
         stdout.write(text_out)
         return None
-    run_path = root / RUNS_DIR / year / month / f"{run['id']}.yaml"
-    if run_path.exists():
-        raise RunImportError(
-            "a run file for this output exists already", path=str(run_path), hint="nothing to do"
-        )
     files: list[tuple[Path, bytes]] = []
     if raw_bytes is not None and not (root / raw_rel).exists():
         files.append((root / raw_rel, raw_bytes))
@@ -332,19 +388,91 @@ def import_run(
     return Imported(run_path, advice)
 
 
+def _from_harness(harness_dir: Path) -> tuple[bytes, dict[str, Any], list[tuple[str, bytes]]]:
+    """The raw output's exact bytes, the run and the logs of a trial folder."""
+    try:
+        is_dir = harness_dir.is_dir()
+        exists = is_dir or harness_dir.exists()
+    except OSError:
+        is_dir = exists = False
+    if not is_dir:
+        raise RunImportError(
+            "is not a folder" if exists else "no such folder",
+            path=str(harness_dir),
+            field="--harness-dir",
+            hint="give the trial folder scripts/bench.sh wrote, the one holding pgbench.out",
+        )
+    out = harness_dir / "pgbench.out"
+    raw_bytes = b""
+    if out.exists():
+        raw_bytes = read_bytes_bounded(out, max_bytes=MAX_RAW_OUTPUT_BYTES, hint=RAW_HINT)
+    run, _text, logs = trial.build_from_trial(harness_dir)
+    return raw_bytes, run, logs
+
+
+def _refuse_duplicate(root: Path, raw_hash: str) -> None:
+    """Refuse raw output that a run under ROOT/data/runs already keeps (whatever its date)."""
+    runs = root / RUNS_DIR
+    needle = raw_hash.encode("ascii")
+    try:
+        candidates = sorted(runs.rglob("*.yaml")) if runs.is_dir() else []
+    except OSError:
+        return
+    for path in candidates:
+        try:
+            with open(path, "rb") as stream:
+                if needle not in stream.read(8 * 2**20):
+                    continue
+        except OSError:
+            continue
+        raise RunImportError(
+            f"the same raw output (sha256 {raw_hash[:12]}…) is already kept by {path}",
+            field="RAW",
+            hint="each run is imported once; a repeat of the benchmark has output of its own",
+        )
+
+
 def _declared(meta_path: Path | None, sets: Sequence[str], machine: str | None) -> dict[str, Any]:
-    """What a person gave: the --meta file, then each --set, then --machine."""
+    """What a person gave: the --meta file, then each --set, then --machine; each value
+    checked against the schema before anything uses it."""
     declared: dict[str, Any] = {}
+    meta: Loaded | None = None
     if meta_path is not None:
-        loaded = load_yaml_file(meta_path)
-        if not isinstance(loaded.data, dict):
+        meta = load_yaml_file(meta_path)
+        if not isinstance(meta.data, dict):
             raise RunImportError("metadata must be a YAML mapping", path=str(meta_path), line=1)
-        declared = deep_merge(declared, loaded.data)
+        declared = copy.deepcopy(meta.data)
+    set_keys = []
     for item in sets:
         key, value = parse_set(item)
         set_dotted(declared, key, value)
+        set_keys.append(key)
     if machine is not None:
+        if len(machine) > MAX_SLUG_CHARS:
+            raise RunImportError(
+                f"is {len(machine)} characters long; a slug has at most {MAX_SLUG_CHARS}",
+                field="machine",
+                hint="name the machine shortly, e.g. --machine dl380-g4",
+            )
+        if not SLUG_RE.match(machine):
+            raise RunImportError(
+                f"{machine!r} is not a slug",
+                field="machine",
+                hint="use lower-case letters, digits and '-', e.g. --machine dl380-g4",
+            )
         declared["machine"] = machine
+    problems = validate("run", declared, partial=True)
+    if problems:
+        first = problems[0]
+        more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
+        from_set = any(
+            first.field == k or first.field.startswith(k + ".") or k.startswith(first.field + ".")
+            for k in set_keys
+        ) or (first.field == "machine" and machine is not None)
+        where: dict[str, Any] = {}
+        if meta is not None and meta_path is not None and not from_set:
+            where = {"path": str(meta_path), "line": meta.line_of(first.field)}
+        raise RunImportError(first.message + more, field=first.field, hint=first.hint, **where)
     return declared
 
 
@@ -352,6 +480,18 @@ def _read_logs(log_paths: Sequence[str], run: dict[str, Any]) -> list[tuple[str,
     """The per-transaction or aggregate logs of a run: their kind and bytes; percentiles kept."""
     if not log_paths:
         return []
+    blobs = []
+    for name in log_paths:
+        path = Path(name)
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError as exc:
+            raise RunImportError(
+                f"cannot read: {exc.strerror or exc}", path=name, field="--log"
+            ) from None
+        if not regular:
+            raise RunImportError("is not a regular file", path=name, field="--log", hint=LOG_HINT)
+        blobs.append(read_bytes_bounded(path, max_bytes=MAX_LOG_BYTES, hint=LOG_HINT))
     parsed = parse_paths(list(log_paths))
     kind = parsed.get("kind")
     if kind not in {"transaction_log", "aggregate_log"}:
@@ -362,18 +502,12 @@ def _read_logs(log_paths: Sequence[str], run: dict[str, Any]) -> list[tuple[str,
         )
     if kind == "transaction_log":
         run["results"] = results_from_log(run["results"], parsed)
-    blobs = []
-    for name in log_paths:
-        try:
-            blobs.append((kind, Path(name).read_bytes()))
-        except OSError as exc:
-            raise RunImportError(f"cannot read: {exc.strerror}", path=name) from None
-    return blobs
+    return [(kind, blob) for blob in blobs]
 
 
 def results_from_log(results: dict[str, Any], log: dict[str, Any]) -> dict[str, Any]:
     merged = dict(results)
-    merged["latency_percentiles_ms"] = results_from({}, log)["latency_percentiles_ms"]
+    merged["latency_percentiles_ms"], merged["latency_percentiles_from"] = percentiles_from_log(log)
     return merged
 
 
@@ -386,14 +520,38 @@ def _figures_hash(run: dict[str, Any]) -> str:
     return sha256_bytes(json.dumps(picked, sort_keys=True, default=str).encode("utf-8"))
 
 
-def _refuse_invalid(run: dict[str, Any]) -> None:
-    """The schema and the one-file rules of ``kb check``; the first error is raised."""
+def _first_non_finite(value: Any, path: str = "") -> str | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "(top)"
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _first_non_finite(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
+
+
+def _refuse_invalid(run: dict[str, Any], root: Path, blobs: dict[str, bytes]) -> None:
+    """The schema and every one-file rule of ``kb check``, the raw output re-parsed and
+    compared; the first error is raised, so nothing is written that ``kb check`` rejects."""
+    bad = _first_non_finite(run)
+    if bad is not None:
+        raise RunImportError(
+            "is not a finite number", field=bad, hint="write the figure, or null when unknown"
+        )
     problems = validate_run(run)
     if problems:
         first = problems[0]
         more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
         raise RunImportError(first.message + more, field=first.field, hint=first.hint)
     today = datetime.now(UTC).strftime("%Y%m%d")
-    errors = [i for i in run_rules(run, today=today) if i.severity == "error"]
+    issues = single_run_issues(run, root, today=today, blobs=blobs)
+    errors = [i for i in issues if i.severity == "error"]
     if errors:
-        raise RunImportError(errors[0].message, field=errors[0].field)
+        more = f"; and {len(errors) - 1} more problem(s)" if len(errors) > 1 else ""
+        raise RunImportError(errors[0].message + more, field=errors[0].field)

@@ -45,26 +45,31 @@ SERVER_STATS = (
 
 
 #: The results a summary output states, copied as they are into ``results`` (and compared
-#: against a re-parse of the raw output by ``kb check``).
-RESULT_FIELDS_FROM_OUTPUT = (
-    "tps",
-    "tps_including_connections",
-    "latency_avg_ms",
-    "latency_stddev_ms",
-    "transactions_processed",
-    "failed_transactions",
-    "initial_connection_time_ms",
-)
+#: against a re-parse of the raw output by ``kb check``): run-file key → the parser's key.
+RESULT_FIELDS_FROM_OUTPUT: dict[str, str] = {
+    "tps": "tps",
+    "tps_including_connections": "tps_including_connections",
+    "latency_avg_ms": "latency_avg_ms",
+    "latency_stddev_ms": "latency_stddev_ms",
+    "transactions_processed": "transactions_processed",
+    "transactions_expected": "transactions_expected",
+    "failed_transactions": "failed_transactions",
+    "retried_transactions": "transactions_retried",
+    "skipped_transactions": "skipped_transactions",
+    "initial_connection_time_ms": "initial_connection_time_ms",
+}
 #: The invocation facts a summary output states, copied into ``benchmark`` (and re-checked).
-BENCHMARK_FIELDS_FROM_OUTPUT = (
-    "scale",
-    "clients",
-    "threads",
-    "duration_s",
-    "transactions_per_client",
-    "query_mode",
-    "max_tries",
-)
+BENCHMARK_FIELDS_FROM_OUTPUT: dict[str, str] = {
+    "pgbench_version": "pgbench_version",
+    "scale": "scale",
+    "clients": "clients",
+    "threads": "threads",
+    "duration_s": "duration_s",
+    "transactions_per_client": "transactions_per_client",
+    "query_mode": "query_mode",
+    "latency_limit_ms": "latency_limit_ms",
+    "max_tries": "max_tries",
+}
 
 
 def cpu_skeleton() -> dict[str, Any]:
@@ -206,6 +211,7 @@ def results_skeleton() -> dict[str, Any]:
         "latency_avg_ms": None,
         "latency_stddev_ms": None,
         "latency_percentiles_ms": None,
+        "latency_percentiles_from": None,
         "latency_total_ms": None,
         "transactions_processed": None,
         "transactions_expected": None,
@@ -313,29 +319,44 @@ def _statements(parsed: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def output_values(parsed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What a parsed summary output says, by section and run-file key: the values ``kb import``
+    copies into a run and ``kb check`` compares against a re-parse of the raw output."""
+    return {
+        "results": {
+            **{key: parsed.get(name) for key, name in RESULT_FIELDS_FROM_OUTPUT.items()},
+            "statements": _statements(parsed),
+        },
+        "benchmark": {key: parsed.get(name) for key, name in BENCHMARK_FIELDS_FROM_OUTPUT.items()},
+    }
+
+
+def percentiles_from_log(log: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``latency_percentiles_ms`` and ``latency_percentiles_from`` from a per-transaction log."""
+    latency = log.get("latency_ms") or {}
+    rate = log.get("estimated_sampling_rate")
+    if rate is None and log.get("sampled") is False:
+        rate = 1
+    basis = {"latencies": log.get("transactions"), "sampling_rate": rate}
+    return {key: latency.get(key) for key in PERCENTILES}, basis
+
+
 def results_from(parsed: dict[str, Any], log: dict[str, Any] | None) -> dict[str, Any]:
     """The ``results`` section of one run from parsed output (and its per-transaction log)."""
     results = results_skeleton()
-    for key in RESULT_FIELDS_FROM_OUTPUT:
-        results[key] = parsed.get(key)
-    results["transactions_expected"] = parsed.get("transactions_expected")
-    results["retried_transactions"] = parsed.get("transactions_retried")
-    results["skipped_transactions"] = parsed.get("skipped_transactions")
+    results.update(output_values(parsed)["results"])
     results["aborted"] = bool(parsed.get("aborted"))
-    results["statements"] = _statements(parsed)
     results["progress"] = _progress(parsed)
     if log is not None and log.get("kind") == "transaction_log":
-        latency = log.get("latency_ms") or {}
-        results["latency_percentiles_ms"] = {key: latency.get(key) for key in PERCENTILES}
+        percentiles, basis = percentiles_from_log(log)
+        results["latency_percentiles_ms"] = percentiles
+        results["latency_percentiles_from"] = basis
     return results
 
 
 def benchmark_from(parsed: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     """``base`` (a benchmark section) with what the parsed output says about the invocation."""
     bench = copy.deepcopy(base)
-    for key in BENCHMARK_FIELDS_FROM_OUTPUT:
-        bench[key] = parsed.get(key)
-    bench["pgbench_version"] = parsed.get("pgbench_version")
-    bench["latency_limit_ms"] = parsed.get("latency_limit_ms")
+    bench.update(output_values(parsed)["benchmark"])
     bench["workload"] = {"name": workload_name(parsed), "scripts": scripts_from(parsed)}
     return bench

@@ -11,14 +11,17 @@ larger than ``MAX_FILE_BYTES`` are refused before parsing.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
+import math
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import yaml
 
@@ -29,7 +32,14 @@ RAW_DIR = Path("data/raw")
 HARDWARE_DIR = Path("content/hardware")
 SCHEMA_VERSION = 1
 MAX_FILE_BYTES = 4 * 2**20
+#: Raw pgbench text output kept with a run (pgbench's own output is far smaller).
+MAX_RAW_OUTPUT_BYTES = 64 * 2**20
+#: One pgbench --log file, as given to ``kb import --log`` or once decompressed by ``kb check``.
+MAX_LOG_BYTES = 2 * 2**30
 MAX_DEPTH = 32
+#: A number written with more characters than this is not a figure (and Python refuses to
+#: convert integers of more than 4300 digits anyway).
+MAX_NUMBER_CHARS = 40
 
 HEADER = (
     "# pgbench-kb run file (schema_version {version}). Written once by `kb import`;\n"
@@ -37,6 +47,10 @@ HEADER = (
 )
 
 _TAB_INDENT = re.compile(r"^ *\t", re.M)
+
+
+class ValueRefusedError(RunFileError):
+    """A YAML value that reads but is no figure: a non-finite number, or one far too long."""
 
 
 @dataclass
@@ -134,6 +148,11 @@ class _Builder:
     def fail(self, message: str, line: int, field: str | None, hint: str | None = None) -> None:
         raise RunFileError(message, path=self.path, line=line, field=field or None, hint=hint)
 
+    def refuse(self, message: str, node: yaml.Node, field: str, hint: str) -> None:
+        raise ValueRefusedError(
+            message, path=self.path, line=node.start_mark.line + 1, field=field or None, hint=hint
+        )
+
     def build(self, node: yaml.Node, prefix: str, depth: int, line: int) -> Any:
         if id(node) in self.seen:
             self.fail(
@@ -147,7 +166,7 @@ class _Builder:
         self.seen.add(id(node))
         self.lines.setdefault(prefix, node.start_mark.line + 1)
         if isinstance(node, yaml.ScalarNode):
-            return self.scalar(node)
+            return self.scalar(node, prefix)
         if isinstance(node, yaml.MappingNode) and node.tag == "tag:yaml.org,2002:map":
             return self.mapping(node, prefix, depth)
         if isinstance(node, yaml.SequenceNode) and node.tag == "tag:yaml.org,2002:seq":
@@ -159,18 +178,33 @@ class _Builder:
             return items
         return self.loader.construct_object(node, deep=True)
 
-    def scalar(self, node: yaml.ScalarNode) -> Any:
+    def scalar(self, node: yaml.ScalarNode, prefix: str) -> Any:
         tag, value = node.tag, node.value
         if tag in (_STR_TAG, _TIME_TAG):
             return value
         if tag == _NULL_TAG:
             return None
-        if tag == _INT_TAG:
-            return (
-                int(value) if _PLAIN_INT.fullmatch(value) else self.loader.construct_yaml_int(node)
-            )
-        if tag == _FLOAT_TAG:
-            return self.loader.construct_yaml_float(node)
+        if tag in (_INT_TAG, _FLOAT_TAG):
+            if len(value) > MAX_NUMBER_CHARS:
+                self.refuse(
+                    f"a number {len(value)} characters long is not a figure",
+                    node,
+                    prefix,
+                    "write the figure itself, or quote it if it is text",
+                )
+            if tag == _INT_TAG:
+                if _PLAIN_INT.fullmatch(value):
+                    return int(value)
+                return self.loader.construct_yaml_int(node)
+            number = self.loader.construct_yaml_float(node)
+            if not math.isfinite(number):
+                self.refuse(
+                    f"{value} is not a finite number",
+                    node,
+                    prefix,
+                    "write the figure, or null when it is unknown",
+                )
+            return number
         if tag == _BOOL_TAG:
             return self.loader.construct_yaml_bool(node)
         return self.loader.construct_object(node, deep=True)
@@ -284,22 +318,76 @@ def load_yaml_text(text: str, *, path: str) -> Loaded:
     return Loaded(data, builder.lines)
 
 
-def read_text_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of ``path``; too large, unreadable or not UTF-8 is a ``RunFileError``."""
+def _size_text(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size < 2**30 else f"{size / 2**30:.1f} GiB"
+
+
+def _limit_text(limit: int) -> str:
+    return f"{limit // 2**20} MiB" if limit < 2**30 else f"{limit // 2**30} GiB"
+
+
+def read_stream_bounded(stream: IO[bytes], *, max_bytes: int, name: str, hint: str) -> bytes:
+    """Every byte of ``stream``, refused with a ``RunFileError`` beyond ``max_bytes``.
+
+    Reads at most ``max_bytes + 1`` bytes, whatever the stream claims to hold: a device such as
+    /dev/zero, a pipe or a growing file never makes it read forever."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= max_bytes:
+        chunk = stream.read(min(8 * 2**20, max_bytes + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+    raise RunFileError(
+        f"larger than the limit of {_limit_text(max_bytes)}",
+        path=name,
+        line=1,
+        hint=hint,
+    )
+
+
+def read_bytes_bounded(path: Path, *, max_bytes: int, hint: str) -> bytes:
+    """The bytes of ``path``, at most ``max_bytes``; unreadable, a folder or larger is a
+    ``RunFileError``. ``st_size`` is trusted only to refuse a large regular file early."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise RunFileError(
-                f"file is {size / 2**20:.1f} MiB; the limit is {max_bytes // 2**20} MiB",
-                path=str(path),
-                line=1,
-                hint="keep long series in the raw output, not in the run file",
-            )
-        raw = path.read_bytes()
+        with open(path, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise RunFileError("is a folder, not a file", path=str(path))
+            if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
+                size = _size_text(info.st_size)
+                if size == _size_text(max_bytes):
+                    size = f"{info.st_size} bytes"
+                raise RunFileError(
+                    f"file is {size}; the limit is {_limit_text(max_bytes)}",
+                    path=str(path),
+                    line=1,
+                    hint=hint,
+                )
+            return read_stream_bounded(stream, max_bytes=max_bytes, name=str(path), hint=hint)
+    except IsADirectoryError:
+        raise RunFileError("is a folder, not a file", path=str(path)) from None
     except OSError as exc:
-        raise RunFileError(f"cannot read: {exc.strerror}", path=str(path), line=1) from None
+        raise RunFileError(f"cannot read: {exc.strerror or exc}", path=str(path)) from None
+
+
+RUN_FILE_SIZE_HINT = "keep long series in the raw output, not in the run file"
+
+
+def read_text_file(
+    path: Path, *, max_bytes: int = MAX_FILE_BYTES, hint: str = RUN_FILE_SIZE_HINT
+) -> str:
+    """The UTF-8 text of ``path`` (a leading byte-order mark dropped); too large, unreadable or
+    not UTF-8 is a ``RunFileError``."""
     try:
-        return raw.decode("utf-8")
+        raw = read_bytes_bounded(path, max_bytes=max_bytes, hint=hint)
+    except RunFileError as exc:
+        if exc.line is None:
+            exc.line = 1
+        raise
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise RunFileError(
@@ -308,6 +396,7 @@ def read_text_file(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
             line=line,
             hint="save the file as UTF-8",
         ) from None
+    return text.removeprefix("\ufeff")
 
 
 def load_yaml_file(path: Path) -> Loaded:
@@ -352,11 +441,22 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_WRITE_HINTS = {
+    errno.ENOSPC: "free some space, then run the command again",
+    errno.EDQUOT: "free some space (the disk quota is full), then run the command again",
+    errno.EACCES: "fix the folder's permissions, then run the command again",
+    errno.EPERM: "fix the folder's permissions, then run the command again",
+    errno.EROFS: "the file system is read-only: use --root on a writable folder",
+    errno.ENOTDIR: "a part of the path is a file, not a folder: check --root",
+    errno.ENAMETOOLONG: "the name is too long for the file system: use shorter names",
+}
+
+
 def _write_error(path: Path, exc: OSError) -> RunFileError:
     return RunFileError(
         f"cannot write: {exc.strerror or exc}",
         path=str(path),
-        hint="free some space or fix the folder's permissions, then run the command again",
+        hint=_WRITE_HINTS.get(exc.errno or 0, "fix the problem, then run the command again"),
     )
 
 

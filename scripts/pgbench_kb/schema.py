@@ -144,6 +144,13 @@ def _explain(error: jsonschema.ValidationError) -> list[Problem]:
         return [Problem(_join(where, name), "missing (required)", hint)]
     if kind == "type":
         hint = None
+        kinds = value if isinstance(value, list) else [value]
+        if (
+            "string" in kinds
+            and isinstance(instance, int | float)
+            and not isinstance(instance, bool)
+        ):
+            hint = f"quote it to make it text: '{instance}'"
         if list(error.schema_path)[:1] == ["allOf"]:
             hint = "a transcribed run names its source: title, kind and year"
         return [Problem(where, f"expected {_types(value)}, got {_shown(instance)}", hint)]
@@ -393,13 +400,25 @@ def _sort_key(error: jsonschema.ValidationError) -> list[str]:
     return [str(p) for p in error.absolute_path]
 
 
-def validate(name: str, data: Any) -> list[Problem]:
-    """Every schema violation of ``data``, in document order of the fields."""
+def _counts(error: jsonschema.ValidationError, partial: bool) -> bool:
+    """Whether ``error`` is a problem; a partial document (declared metadata, which the rest
+    of the run completes) may lack required keys and the conditions on the whole run."""
+    if not partial:
+        return True
+    return error.validator != "required" and list(error.schema_path)[:1] != ["allOf"]
+
+
+def validate(name: str, data: Any, *, partial: bool = False) -> list[Problem]:
+    """Every schema violation of ``data``, in document order of the fields.
+
+    With ``partial``, ``data`` is part of a document (what a person declared for a run): the
+    values it has must fit, but required keys may be missing."""
     if compiled(name)(data):
         return []
     validator = _validator(name)
     problems: list[Problem] = []
-    for error in sorted(validator.iter_errors(data), key=_sort_key):
+    errors = (e for e in validator.iter_errors(data) if _counts(e, partial))
+    for error in sorted(errors, key=_sort_key):
         for problem in _explain(error):
             field = problem.field or "(top)"
             placed = Problem(field, problem.message, problem.hint, problem.severity)
