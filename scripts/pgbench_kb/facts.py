@@ -33,11 +33,13 @@ Layout of a trial folder (written by scripts/bench.sh)::
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.errors import RunImportError
 from pgbench_kb.runbuild import (
     controller_skeleton,
     cpu_skeleton,
@@ -52,7 +54,10 @@ MEMORY_UNITS = {"B": 1, "kB": 1024, "8kB": 8192, "16kB": 16384, "32kB": 32768, "
 
 
 def _read(path: Path) -> str | None:
+    # Only regular files: a FIFO or a device in a hand-edited folder must not hang the import.
     try:
+        if not path.is_file():
+            return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
@@ -74,10 +79,32 @@ def read_tsv_pairs(path: Path) -> dict[str, str]:
 
 
 def int_or_none(text: str | None) -> int | None:
+    """A whole number written in ASCII digits, or None (also for one too long to be a fact:
+    Python refuses to read more than 4300 digits, and no counter or size has 30)."""
     if text is None:
         return None
     text = text.strip()
-    return int(text) if re.fullmatch(r"-?\d+", text) else None
+    return int(text) if re.fullmatch(r"-?[0-9]{1,30}", text) else None
+
+
+def float_or_none(text: str | None) -> float | None:
+    """A finite decimal number, or None: never NaN or infinity."""
+    if text is None or not re.fullmatch(r"-?[0-9]+(?:\.[0-9]*)?", text.strip()):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+def _load_json(text: str | None) -> Any:
+    """JSON text as data, or None when it is not valid JSON. ``NaN`` and ``Infinity`` (which
+    Python's json reads, though they are not JSON) are null; a number too large for a float
+    (``1e400``) is still infinity, for the reader of each value to refuse."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text, parse_constant=lambda _name: None)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,7 +140,7 @@ def cpu_facts(folder: Path) -> dict[str, Any]:
             "sockets": sockets,
             "cores": sockets * per_socket if sockets and per_socket else None,
             "threads": threads,
-            "mhz": round(float(mhz)) if mhz and re.fullmatch(r"[0-9.]+", mhz) else None,
+            "mhz": round(mhz_value) if (mhz_value := float_or_none(mhz)) is not None else None,
             "smt": per_core > 1 if per_core else None,
         }
     )
@@ -122,8 +149,9 @@ def cpu_facts(folder: Path) -> dict[str, Any]:
 
 def ram_bytes(folder: Path) -> int | None:
     text = _read(folder / "proc_meminfo.txt") or _read(folder / "meminfo.txt") or ""
-    match = re.search(r"^MemTotal:\s+(\d+) kB", text, re.M)
-    return int(match.group(1)) * 1024 if match else None
+    match = re.search(r"^MemTotal:\s+([0-9]+) kB", text, re.M)
+    kib = int_or_none(match.group(1)) if match else None
+    return kib * 1024 if kib is not None else None
 
 
 def os_facts(folder: Path) -> dict[str, Any]:
@@ -184,18 +212,16 @@ def mdstat_arrays(text: str | None) -> dict[str, dict[str, Any]]:
     return arrays
 
 
-def _findmnt(prefix: Path) -> dict[str, Any]:
-    text = _read(prefix.with_name(prefix.name + ".findmnt.json"))
-    if text:
-        try:
-            found = json.loads(text).get("filesystems") or []
-        except (json.JSONDecodeError, AttributeError):
-            found = []
-        if found and isinstance(found[0], dict):
-            return found[0]
+def _findmnt(prefix: Path) -> dict[str, str]:
+    """``source``, ``fstype`` and ``options`` of the volume's mount: those that are text. A file
+    that is not findmnt's JSON (a corrupt or hand-edited one) gives nothing, never a guess."""
+    keys = ("source", "fstype", "options")
+    data = _load_json(_read(prefix.with_name(prefix.name + ".findmnt.json")))
+    found = data.get("filesystems") if isinstance(data, dict) else None
+    if isinstance(found, list) and found and isinstance(found[0], dict):
+        return {key: found[0][key] for key in keys if isinstance(found[0].get(key), str)}
     # The skeleton's plain format: SOURCE FSTYPE OPTIONS
     parts = (_read(prefix.with_name(prefix.name + ".findmnt")) or "").split()
-    keys = ("source", "fstype", "options")
     return dict(zip(keys, parts, strict=False))
 
 
@@ -289,6 +315,23 @@ def storage_facts(folder: Path) -> dict[str, Any] | None:
 # the server
 
 
+def _setting_problem(value: str, vartype: str) -> str | None:
+    """Why ``value`` cannot be what pg_settings shows for a setting of ``vartype``, or None.
+    PostgreSQL refuses NaN and infinity for real settings, and its integers are 32-bit."""
+    if vartype == "bool" and value not in {"on", "off"}:
+        return "expected on or off"
+    if vartype == "integer" and not re.fullmatch(r"-?[0-9]{1,19}", value):
+        return "expected a whole number"
+    if vartype == "real":
+        try:
+            number = float(value) if re.fullmatch(r"[-+0-9.eE]{1,40}", value) else None
+        except ValueError:
+            number = None
+        if number is None or not math.isfinite(number):
+            return "expected a finite number"
+    return None
+
+
 def _setting_value(value: str, unit: str, vartype: str) -> str | int | float | bool:
     """A setting as a person writes it: 128MB, 5min, on, 0.9, 'C'."""
     if vartype == "bool":
@@ -316,14 +359,28 @@ def _setting_value(value: str, unit: str, vartype: str) -> str | int | float | b
 
 
 def settings_facts(folder: Path) -> dict[str, Any]:
+    """The non-default settings. A value that cannot be what PostgreSQL reported (NaN for a real
+    setting, text for an integer) is a ``RunImportError`` naming the line: the settings are
+    the configuration being measured, and one left out or guessed would misstate it."""
+    path = folder / "settings.tsv"
     settings: dict[str, Any] = {}
-    for line in (_read(folder / "settings.tsv") or "").splitlines():
+    for number, line in enumerate((_read(path) or "").splitlines(), start=1):
         parts = line.split("\t")
         if len(parts) < 3 or parts[0] in HARNESS_SETTINGS:
             continue
         # Names are case-insensitive; the run format writes them as postgresql.conf does.
         name, value, unit = parts[0].lower(), parts[1], parts[2]
         vartype = parts[4] if len(parts) > 4 else ""
+        problem = _setting_problem(value, vartype)
+        if problem:
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            raise RunImportError(
+                f"{problem} for a {vartype} setting, got {shown!r}",
+                path=str(path),
+                line=number,
+                field=name,
+                hint="the harness copies pg_settings here: correct the line or re-run the trial",
+            )
         settings[name] = _setting_value(value, unit, vartype)
     return settings
 
@@ -356,38 +413,49 @@ def pgbench_version(folder: Path) -> str | None:
 
 def read_stats(path: Path) -> dict[str, Any]:
     """``{"bgwriter": {...}, "checkpointer": {...}, "wal": {...}, "database": {...},
-    "wal_lsn": "0/1A2B3C", "taken_at": 1700000000.5}`` from a stats snapshot."""
+    "wal_lsn": "0/1A2B3C", "taken_at": 1700000000.5}`` from a stats snapshot. A line that
+    cannot be read (not a JSON object) is left out, and a counter that is not a finite number
+    (NaN, Infinity) is dropped by ``_delta``: either way it is null in the run file."""
     out: dict[str, Any] = {}
     for line in (_read(path) or "").splitlines():
         name, sep, value = line.partition("\t")
         if not sep:
             continue
         if value.startswith("{"):
-            try:
-                out[name] = json.loads(value)
-            except json.JSONDecodeError:
-                continue
+            view = _load_json(value)
+            if isinstance(view, dict):
+                out[name] = view
         elif name == "taken_at":
-            try:
-                out[name] = float(value)
-            except ValueError:
-                continue
+            taken = float_or_none(value)
+            if taken is not None:
+                out[name] = taken
         else:
             out[name] = value.strip()
     return out
 
 
-def lsn_bytes(lsn: str | None) -> int | None:
+def lsn_bytes(lsn: Any) -> int | None:
     """A WAL position ``X/Y`` as a byte offset."""
-    match = re.fullmatch(r"([0-9A-Fa-f]+)/([0-9A-Fa-f]+)", lsn or "")
+    if not isinstance(lsn, str):
+        return None
+    match = re.fullmatch(r"([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})", lsn)
     return (int(match.group(1), 16) << 32) + int(match.group(2), 16) if match else None
 
 
+def _counter(snapshot: dict[str, Any], view: str, column: str) -> int | float | None:
+    value = (snapshot.get(view) or {}).get(column)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _delta(before: dict[str, Any], after: dict[str, Any], view: str, *columns: str) -> int | None:
+    """How much a counter grew over the trial; None when either end cannot be read (a counter
+    is a 64-bit integer: a value past that is not one)."""
     for column in columns:
-        a = (after.get(view) or {}).get(column)
-        b = (before.get(view) or {}).get(column)
-        if isinstance(a, int | float) and isinstance(b, int | float):
+        a = _counter(after, view, column)
+        b = _counter(before, view, column)
+        if a is not None and b is not None and math.isfinite(a - b) and abs(a - b) < 2**63:
             return int(a - b)
     return None
 

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.errors import ProfileError, RunFileError
+from pgbench_kb.errors import ProfileError, RunFileError, UsageError
 from pgbench_kb.runfile import Loaded, load_yaml_file
 
 PROFILES_DIR = Path(__file__).resolve().parents[1] / "profiles"
@@ -68,6 +68,11 @@ RESETS = {"template": "template-clone", "reinit": "reinit"}
 FIELD_SEP = "\x1e"
 UNIT_SEP = "\x1f"
 DEFAULT_SAMPLING_RATE = 0.05
+# pgbench reads -c, -j, -T, -t, -s and script weights as C ints: 1 .. 2147483647.
+PGBENCH_INT_MAX = 2**31 - 1
+# A profile that expands to more trials than this is a mistake (a repeats or a list far too
+# long), not a bench: it would take days, and its plan alone gigabytes.
+MAX_TRIALS = 10_000
 KNOWN_KEYS = (
     "description",
     "scales",
@@ -176,7 +181,13 @@ class _Reader:
 
     def positive_int(self, key: str, value: Any, hint: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise self.fail(key, f"expected a positive whole number, got {value!r}", hint)
+            raise self.fail(key, f"expected a positive whole number, got {_shown(value)}", hint)
+        if value > PGBENCH_INT_MAX:
+            raise self.fail(
+                key,
+                f"{_shown(value)} is more than pgbench accepts ({PGBENCH_INT_MAX})",
+                hint,
+            )
         return value
 
     def positive_ints(self, key: str, value: Any) -> tuple[int, ...]:
@@ -189,9 +200,24 @@ class _Reader:
         )
 
     def number(self, key: str, value: Any, *, minimum: float, hint: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
-            raise self.fail(key, f"expected a number ≥ {minimum:g}, got {value!r}", hint)
+        """A finite number ≥ ``minimum``: pgbench reads ``nan`` and ``inf`` without complaint
+        and then fails (or turns the feature off) only after the bench has set up."""
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < minimum
+        ):
+            raise self.fail(key, f"expected a number ≥ {minimum:g}, got {_shown(value)}", hint)
         return float(value)
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut short: a number of thousands of digits is named by its length."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return "a number of more than 30 digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def resolve_profile_path(name_or_path: str) -> Path:
@@ -201,6 +227,18 @@ def resolve_profile_path(name_or_path: str) -> Path:
     return PROFILES_DIR / f"{name_or_path}.yaml"
 
 
+def _file_kind(path: Path) -> str:
+    if path.is_dir():
+        return "folder"
+    if path.is_fifo():
+        return "FIFO"
+    if path.is_char_device() or path.is_block_device():
+        return "device"
+    if path.is_socket():
+        return "socket"
+    return "special file"
+
+
 def shipped_profiles() -> list[str]:
     return sorted(p.stem for p in PROFILES_DIR.glob("*.yaml"))
 
@@ -208,8 +246,10 @@ def shipped_profiles() -> list[str]:
 def _setting_value(reader: _Reader, key: str, value: Any) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)  # all its digits: f"{v:g}" kept 6
+    if isinstance(value, int):
+        return str(value)
     if isinstance(value, str) and value.strip() and not any(c in value for c in "\n\r\t\x1e\x1f"):
         return value
     raise reader.fail(
@@ -341,6 +381,13 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     trial runs (bench.sh passes them from ``postgres --describe-config``).
     """
     path = resolve_profile_path(name_or_path)
+    if path.exists() and not path.is_file():
+        # A folder, a FIFO, a device (/dev/zero): never opened, so never read without end.
+        raise ProfileError(
+            f"not a regular file (a {_file_kind(path)})",
+            path=str(path),
+            hint="give a profile name or the path of a YAML file",
+        )
     if not path.is_file():
         raise ProfileError(
             f"no such profile '{name_or_path}'",
@@ -350,7 +397,12 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     try:
         loaded = load_yaml_file(path)
     except RunFileError as exc:
-        raise ProfileError(exc.message, path=exc.path, line=exc.line, hint=exc.hint) from None
+        raise ProfileError(
+            exc.message, path=exc.path, line=exc.line, field=exc.field, hint=exc.hint
+        ) from None
+    except ValueError:
+        # Python refuses to convert an integer of more than 4300 digits (int_max_str_digits).
+        raise _long_number_error(path) from None
     reader = _Reader(loaded, path)
     data = loaded.data
     if not isinstance(data, dict):
@@ -498,7 +550,7 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
             merged.update(own)
             settings_sets.append((set_name, tuple(merged.items())))
 
-    return Profile(
+    profile = Profile(
         name=path.stem,
         path=path,
         description=description.strip(),
@@ -518,6 +570,53 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
         init_flags=tuple(init_flags),
         settings_sets=tuple(settings_sets),
     )
+    count = trial_count(profile)
+    if count > MAX_TRIALS:
+        factors = trial_factors(profile)
+        biggest = max(factors, key=lambda key: factors[key])
+        product = " × ".join(f"{n} {key}" for key, n in factors.items() if n > 1)
+        raise reader.fail(
+            biggest if biggest in data else "repeats",
+            f"the profile expands to {count:,} trials ({product}); the limit is {MAX_TRIALS:,}",
+            "fewer repeats or shorter lists, or split it into several profiles",
+        )
+    return profile
+
+
+def _long_number_error(path: Path) -> ProfileError:
+    """The located error for a number too long for Python to read (the loader's ValueError)."""
+    line = None
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    match = re.search(r"\d{1000,}", text)
+    if match:
+        line = text.count("\n", 0, match.start()) + 1
+    return ProfileError(
+        "a number with thousands of digits",
+        path=str(path),
+        line=line,
+        hint=f"pgbench accepts whole numbers up to {PGBENCH_INT_MAX}",
+    )
+
+
+def trial_factors(profile: Profile) -> dict[str, int]:
+    """How many values each dimension of the plan has; their product is the trial count."""
+    return {
+        "scales": len(profile.scales),
+        "repeats": profile.repeats,
+        "settings_sets": len(profile.settings_sets),
+        "workloads": len(profile.workloads),
+        "query_modes": len(profile.query_modes),
+        "rates": len(profile.rates),
+        "clients": len(profile.clients),
+    }
+
+
+def trial_count(profile: Profile) -> int:
+    """The number of trials ``expand`` makes, computed without making them."""
+    return math.prod(trial_factors(profile).values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -550,7 +649,9 @@ def _group_id(config: dict[str, Any]) -> str:
 
 
 def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    """A number for pgbench's command line, exactly as given: ``f"{v:g}"`` kept 6 digits, so
+    a rate of 1234567.5 became ``--rate=1.23457e+06``."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _run_args(
@@ -567,6 +668,18 @@ def _run_args(
 
 def expand(profile: Profile, *, cores: int | None = None) -> list[Trial]:
     """Every trial of the profile in the order bench.sh runs them (see the module doc)."""
+    if cores is not None and (isinstance(cores, bool) or cores < 1):
+        raise UsageError(
+            f"--cores: expected a whole number ≥ 1, got {cores}",
+            hint="the client machine's cores, e.g. --cores 4; leave it out to use nproc",
+        )
+    count = trial_count(profile)
+    if count > MAX_TRIALS:
+        raise ProfileError(
+            f"the profile expands to {count:,} trials; the limit is {MAX_TRIALS:,}",
+            path=str(profile.path),
+            hint="fewer repeats or shorter lists",
+        )
     cores = cores or client_cores()
     if profile.duration_s is not None:
         length = [f"--time={profile.duration_s}"]

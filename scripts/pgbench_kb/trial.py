@@ -7,6 +7,7 @@ declared, validates and writes. The folder layout is described in ``facts.py``.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import shlex
 from importlib import metadata
@@ -66,11 +67,63 @@ def _first(values: dict[str, list[str]], *names: str) -> str | None:
     return None
 
 
-def _number(text: str | None) -> float | None:
-    try:
-        return float(text) if text is not None else None
-    except ValueError:
+# pgbench reads -c, -j, -T, -t and script weights as C ints.
+PGBENCH_INT_MAX = 2**31 - 1
+
+
+def _argv_error(trial: Path, argv: list[str], flags: tuple[str, ...], value: str, what: str):
+    """The located error for a value on the recorded command line that pgbench could not have
+    run with: ``command.argv`` is corrupt or hand-edited."""
+    line, field = None, flags[0]
+    for number, arg in enumerate(argv, start=1):
+        flag, sep, given = arg.partition("=")
+        previous = argv[number - 2] if number > 1 else ""
+        if sep and flag in flags and given == value:
+            line, field = number, flag
+            break
+        if arg == value and previous in flags:
+            line, field = number, previous
+            break
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    return RunImportError(
+        f"expected {what}, got {shown!r}",
+        path=str(trial / "command.argv"),
+        line=line,
+        field=field,
+        hint="the harness never records this: correct the line or re-run the trial",
+    )
+
+
+def _argv_number(
+    trial: Path, argv: list[str], values: dict[str, list[str]], *names: str
+) -> float | None:
+    """A finite number ≥ 0 given to one of ``names`` (``rate``, ``R``…), or None when absent."""
+    text = _first(values, *names)
+    if text is None:
         return None
+    number = None
+    # What pgbench's atof() takes and the harness writes: 500, 0.05, 1e-05 (not nan, inf).
+    if re.fullmatch(
+        r"(?:[0-9]{1,400}(?:\.[0-9]{0,400})?|\.[0-9]{1,400})(?:[eE][-+]?[0-9]{1,3})?", text
+    ):
+        number = float(text)
+    if number is None or not math.isfinite(number):
+        flags = tuple(f"--{n}" if len(n) > 1 else f"-{n}" for n in names)
+        raise _argv_error(trial, argv, flags, text, "a number")
+    return number
+
+
+def _argv_int(
+    trial: Path, argv: list[str], values: dict[str, list[str]], *names: str
+) -> int | None:
+    """A whole number from 1 to pgbench's limit given to one of ``names``, or None."""
+    text = _first(values, *names)
+    if text is None:
+        return None
+    if not re.fullmatch(r"[0-9]{1,10}", text) or not 1 <= int(text) <= PGBENCH_INT_MAX:
+        flags = tuple(f"--{n}" if len(n) > 1 else f"-{n}" for n in names)
+        raise _argv_error(trial, argv, flags, text, f"a whole number from 1 to {PGBENCH_INT_MAX}")
+    return int(text)
 
 
 def scripts_from_argv(values: dict[str, list[str]], folder: Path) -> list[dict[str, Any]]:
@@ -85,7 +138,7 @@ def scripts_from_argv(values: dict[str, list[str]], folder: Path) -> list[dict[s
             "file": None if is_builtin else Path(name).name,
             "text": None,
             "sha256": None,
-            "weight": int(weight) if weight.isdigit() else 1,
+            "weight": int(weight) if re.fullmatch(r"[0-9]{1,10}", weight) else 1,
         }
         if not is_builtin:
             kept = folder / "scripts" / Path(name).name
@@ -123,16 +176,16 @@ def benchmark_section(
     init = (info.get("init_args") or "").split("\x1f") if info.get("init_args") else []
     if init:
         bench["init_command"] = shlex.join(["pgbench", *init])
-    bench["rate_limit_tps"] = _number(_first(values, "rate", "R"))
-    bench["latency_limit_ms"] = _number(_first(values, "latency-limit", "L"))
-    bench["progress_interval_s"] = _number(_first(values, "progress", "P"))
+    bench["rate_limit_tps"] = _argv_number(trial, argv, values, "rate", "R")
+    bench["latency_limit_ms"] = _argv_number(trial, argv, values, "latency-limit", "L")
+    bench["progress_interval_s"] = _argv_number(trial, argv, values, "progress", "P")
     bench["connect_per_transaction"] = "--connect" in other or "-C" in other
     bench["vacuum"] = "none" if ("--no-vacuum" in other or "-n" in other) else "default"
     bench["other_flags"] = other
     bench["reset"] = info.get("reset") or None
     warmup = info.get("warmup_args") or ""
     if warmup:
-        seconds = re.search(r"--time=(\d+)", warmup)
+        seconds = re.search(r"--time=([0-9]{1,10})(?:\x1f|$)", warmup)
         bench["warmup"] = {
             "duration_s": float(seconds.group(1)) if seconds else None,
             "description": "the same workload and clients, unrecorded, after the reset and "
@@ -143,13 +196,15 @@ def benchmark_section(
         bench["workload"]["scripts"] = scripts
     if info.get("workload"):
         bench["workload"]["name"] = info["workload"]
-    for key, flag, cast in (
-        ("clients", "client", int),
-        ("threads", "jobs", int),
-        ("duration_s", "time", float),
-        ("transactions_per_client", "transactions", int),
+    # Checked even when pgbench's output states them: a command line pgbench would have refused
+    # means the folder is not what the harness wrote.
+    for key, names, cast in (
+        ("clients", ("client", "c"), int),
+        ("threads", ("jobs", "j"), int),
+        ("duration_s", ("time", "T"), float),
+        ("transactions_per_client", ("transactions", "t"), int),
     ):
-        given = _first(values, flag)
+        given = _argv_int(trial, argv, values, *names)
         if bench.get(key) is None and given is not None:
             bench[key] = cast(given)
     if bench.get("query_mode") is None:
@@ -195,7 +250,7 @@ def build_from_trial(
         )
     text = out_path.read_text(encoding="utf-8", errors="replace")
     parsed = parse_text(text, source=str(out_path))
-    logs = sorted(trial.glob("pgbench_log.*"))
+    logs = sorted(p for p in trial.glob("pgbench_log.*") if p.is_file())
     log_result = parse_paths([str(p) for p in logs]) if logs else None
 
     run = skeleton()
