@@ -59,7 +59,9 @@ def test_binary_garbage(tmp_path: Path) -> None:
 def test_compressed_log(tmp_path: Path) -> None:
     error = error_of(parse_paths, [FIXTURES / "error-gzip-compressed.log.gz"])
     assert error.message == "the file is compressed, not pgbench text or a log"
-    assert error.hint == "decompress it first, e.g. zcat FILE | kb parse -"
+    assert (
+        error.hint == "decompress it first with gunzip -k FILE or zstd -d FILE, and give the result"
+    )
 
 
 def test_summary_missing_its_tps_line() -> None:

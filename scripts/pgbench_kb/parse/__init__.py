@@ -12,10 +12,14 @@ lists every key.
 
 from __future__ import annotations
 
+import functools
+import os
+import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
 from pgbench_kb.errors import ParseError
 from pgbench_kb.parse.detect import (
@@ -41,22 +45,73 @@ from pgbench_kb.parse.summary import (
     progress_reports,
     read_lines,
 )
-from pgbench_kb.parse.textlines import prepare_lines
+from pgbench_kb.parse.textlines import prepare_lines, printable
 
 __all__ = ["parse_paths", "parse_text", "progress_reports"]
 
-#: Text output larger than this is not pgbench's end-of-run text.
+#: Text output larger than this is not pgbench's end-of-run text; standard input and other
+#: files that are not regular files (pipes) are read into memory up to this size too.
 MAX_TEXT_BYTES = 64 * 1024 * 1024
+_READ_BLOCK = 1024 * 1024
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+_UTF16_HINT = "convert it first, e.g. iconv -f UTF-16 -t UTF-8 FILE > out.txt"
+_Result = TypeVar("_Result")
+
+
+def _printable_errors(function: Callable[..., _Result]) -> Callable[..., _Result]:
+    """Make every ParseError's text one readable line: input echoed in a message may hold ESC,
+    NUL or other control characters, which are written as escapes instead."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> _Result:
+        try:
+            return function(*args, **kwargs)
+        except ParseError as error:
+            error.message = printable(error.message)
+            error.args = (error.message,)
+            if error.path is not None:
+                error.path = printable(error.path)
+            if error.hint is not None:
+                error.hint = printable(error.hint)
+            raise
+
+    return wrapper
+
+
+def utf16_encoding(head: bytes) -> str | None:
+    """The UTF-16 variant of ``head`` (PowerShell's ``>`` writes UTF-16), or None.
+
+    Known by its byte-order mark, or by ASCII text with a NUL byte before or after every
+    character.
+    """
+    for bom, encoding in _UTF16_BOMS.items():
+        if head.startswith(bom):
+            return encoding
+    sample = head[:512] if len(head) % 2 == 0 else head[:511]
+    if len(sample) < 8:
+        return None
+    for zeros, encoding in ((sample[1::2], "utf-16-le"), (sample[0::2], "utf-16-be")):
+        text = sample[0::2] if encoding == "utf-16-le" else sample[1::2]
+        ascii_text = sum(1 for b in text if 9 <= b < 127)
+        if zeros.count(0) >= 0.95 * len(zeros) and ascii_text >= 0.95 * len(text):
+            return encoding
+    return None
 
 
 def _refuse_binary(head: bytes, source: str) -> None:
+    if utf16_encoding(head) is not None:
+        raise ParseError(
+            "UTF-16 text (as PowerShell's > writes it), not the UTF-8 text pgbench prints",
+            path=source,
+            hint=_UTF16_HINT,
+        )
     if head.startswith((_GZIP_MAGIC, _ZSTD_MAGIC)):
         raise ParseError(
             "the file is compressed, not pgbench text or a log",
             path=source,
-            hint="decompress it first, e.g. zcat FILE | kb parse -",
+            hint="decompress it first with gunzip -k FILE or zstd -d FILE, and give the result",
         )
     if looks_binary(head):
         raise ParseError(
@@ -90,10 +145,10 @@ def _parse_output_text(text: str, source: str) -> dict[str, Any]:
         if restored:
             result["notes"].append("line breaks were missing and have been restored")
         if looks_like_init(lines):
-            result["init"] = parse_init(lines)
+            result["init"] = parse_init(lines, source)
         return result
     if looks_like_init(lines):
-        init = parse_init(lines)
+        init = parse_init(lines, source)
         reason = error_reason(errors)
         if not init["completed"] and reason is not None:
             raise ParseError(
@@ -128,6 +183,7 @@ def _parse_output_text(text: str, source: str) -> dict[str, Any]:
     )
 
 
+@_printable_errors
 def parse_text(text: str, *, source: str = "<stdin>") -> dict[str, Any]:
     """Parse any pgbench text output, or the text of one pgbench log file.
 
@@ -151,39 +207,87 @@ def parse_text(text: str, *, source: str = "<stdin>") -> dict[str, Any]:
 # Files.
 
 
-def _read_head(path: str | Path) -> tuple[str, Path | None, bytes, bytes | None]:
-    """``(name, path, head, all_data)``; ``all_data`` is set only for stdin."""
-    if str(path) == "-":
-        data = sys.stdin.buffer.read()
-        return "<stdin>", None, data[:HEAD_BYTES], data
-    file = Path(path)
-    try:
-        with open(file, "rb") as stream:
-            return str(path), file, stream.read(HEAD_BYTES), None
-    except FileNotFoundError:
-        raise ParseError("no such file", path=str(path)) from None
-    except IsADirectoryError:
-        raise ParseError("is a directory, not a file", path=str(path)) from None
-    except OSError as exc:
-        raise ParseError(f"cannot read the file: {exc.strerror or exc}", path=str(path)) from None
+@dataclass(frozen=True)
+class _Input:
+    """One input, opened once: a regular file is read again as needed (a log may be large);
+    standard input and pipes are read once, into ``data``."""
+
+    name: str
+    path: Path | None
+    data: bytes | None
+    head: bytes
+    identity: tuple[Any, ...]
+    utf16: bool = False
 
 
-def _read_all(name: str, path: Path | None, data: bytes | None) -> bytes:
-    if data is not None:
-        return data
-    assert path is not None
-    try:
-        size = path.stat().st_size
+def _read_bounded(stream: BinaryIO, name: str) -> bytes:
+    """All of ``stream``, refusing more than ``MAX_TEXT_BYTES`` (never trusting a size)."""
+    blocks: list[bytes] = []
+    size = 0
+    while block := stream.read(_READ_BLOCK):
+        blocks.append(block)
+        size += len(block)
         if size > MAX_TEXT_BYTES:
             raise ParseError(
-                f"{size} bytes of text that is not a pgbench log; pgbench's own output is "
-                "far smaller",
+                f"more than {MAX_TEXT_BYTES // 2**20} MiB from a pipe or standard input; "
+                "pgbench's text output is far smaller",
                 path=name,
-                hint="give the text pgbench printed, or a pgbench_log.* file",
+                hint="for a large pgbench log, save it to a file and give the file's name",
             )
-        return path.read_bytes()
+    return b"".join(blocks)
+
+
+def _open_input(path: str | Path) -> _Input:
+    if str(path) == "-":
+        data = _read_bounded(sys.stdin.buffer, "<stdin>")
+        return _Input("<stdin>", None, data, data[:HEAD_BYTES], ("stdin",))
+    name = str(path)
+    if not name:
+        raise ParseError("the file name is empty", hint="name a file, or - for standard input")
+    try:
+        with open(path, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            identity = (info.st_dev, info.st_ino)
+            if stat.S_ISREG(info.st_mode):
+                return _Input(name, Path(path), None, stream.read(HEAD_BYTES), identity)
+            data = _read_bounded(stream, name)
+            return _Input(name, None, data, data[:HEAD_BYTES], identity)
+    except FileNotFoundError:
+        raise ParseError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise ParseError("is a directory, not a file", path=name) from None
     except OSError as exc:
         raise ParseError(f"cannot read the file: {exc.strerror or exc}", path=name) from None
+
+
+def _read_all(item: _Input) -> bytes:
+    """All bytes of a text input (a regular file is bounded by ``MAX_TEXT_BYTES``)."""
+    if item.data is not None:
+        return item.data
+    assert item.path is not None
+    try:
+        with open(item.path, "rb") as stream:
+            data = stream.read(MAX_TEXT_BYTES + 1)
+    except OSError as exc:
+        raise ParseError(f"cannot read the file: {exc.strerror or exc}", path=item.name) from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise ParseError(
+            f"more than {MAX_TEXT_BYTES // 2**20} MiB of text that is not a pgbench log; "
+            "pgbench's own output is far smaller",
+            path=item.name,
+            hint="give the text pgbench printed, or a pgbench_log.* file",
+        )
+    return data
+
+
+def _from_utf16(item: _Input) -> _Input:
+    """A UTF-16 input (PowerShell's ``>``) as the UTF-8 text it holds, in memory."""
+    encoding = utf16_encoding(item.head)
+    if encoding is None:
+        return item
+    raw = _read_all(item)
+    data = raw.decode(encoding, "replace").lstrip("\ufeff").encode("utf-8")
+    return _Input(item.name, None, data, data[:HEAD_BYTES], item.identity, utf16=True)
 
 
 def _combine(
@@ -214,6 +318,7 @@ def _combine(
     return primary
 
 
+@_printable_errors
 def parse_paths(paths: Sequence[str | Path]) -> dict[str, Any]:
     """Parse files ("-" is stdin) into one result.
 
@@ -226,20 +331,34 @@ def parse_paths(paths: Sequence[str | Path]) -> dict[str, Any]:
     texts: list[tuple[str, dict[str, Any]]] = []
     log_groups: dict[tuple[str, tuple[str, ...]], list[tuple[LogSource, LogLayout]]] = {}
     head_rows: dict[tuple[str, tuple[str, ...]], list[list[str]]] = {}
+    seen: dict[tuple[Any, ...], str] = {}
     for path in paths:
-        name, file, head, data = _read_head(path)
-        if not head.strip():
+        item = _open_input(path)
+        name = item.name
+        if item.identity in seen:
+            raise ParseError(
+                "the same file is given twice",
+                path=name,
+                hint=f"{seen[item.identity]} and {name} are one file; give each file once",
+            )
+        seen[item.identity] = name
+        item = _from_utf16(item)
+        if not item.head.strip():
             raise ParseError(
                 "the input is empty", path=name, hint="give the text pgbench printed or a log file"
             )
-        _refuse_binary(head, name)
-        head_text = decode_text(head)
+        _refuse_binary(item.head, name)
+        head_text = decode_text(item.head)
         layout = sniff_log(head_lines(head_text))
         if layout is None:
-            texts.append((name, _parse_output_text(decode_text(_read_all(name, file, data)), name)))
+            result = _parse_output_text(decode_text(_read_all(item)), name)
+            if item.utf16:
+                result["notes"].append("the file is UTF-16 (as PowerShell's > writes it)")
+            texts.append((name, result))
             continue
         key = (layout.kind, layout.columns)
-        log_groups.setdefault(key, []).append((LogSource(name, path=file, data=data), layout))
+        source = LogSource(name, path=item.path, data=item.data)
+        log_groups.setdefault(key, []).append((source, layout))
         head_rows.setdefault(key, []).extend(_log_rows(head_text))
     logs: dict[str, dict[str, Any]] = {}
     for key, group in log_groups.items():

@@ -106,8 +106,18 @@ def _seventh_is_retries(rows: list[list[str]]) -> bool:
     Retries are small counts with few distinct values (0 up to max_tries - 1); a lag in
     microseconds takes many different values.
     """
-    values = [int(r[6]) for r in rows]
-    return max(values) < 100 and len(set(values)) <= 10
+    values = {r[6] for r in rows}
+    if not all(v.isdigit() and len(v) <= 3 for v in values):
+        return False  # not small counts; a word or a damaged value is reported later
+    return max(int(v) for v in values) < 100 and len(values) <= 10
+
+
+def _at_least(digits: str, bound: int) -> bool:
+    """``int(digits) >= bound`` without converting thousands of digits (a damaged line)."""
+    digits = digits.lstrip("0")
+    if len(digits) != len(str(bound)):
+        return len(digits) > len(str(bound))
+    return int(digits) >= bound
 
 
 def sniff_log(lines: list[str]) -> LogLayout | None:
@@ -131,7 +141,7 @@ def sniff_log(lines: list[str]) -> LogLayout | None:
     rows = [row for row in rows if len(row) == width]
     first = rows[0]
     numeric_first = all(f.isdigit() for f in first)
-    if numeric_first and width in AGG_LAYOUTS and int(first[0]) >= EPOCH_MIN:
+    if numeric_first and width in AGG_LAYOUTS and _at_least(first[0], EPOCH_MIN):
         return LogLayout("aggregate_log", AGG_LAYOUTS[width])
     if width == 3:
         return LogLayout("transaction_log", TX_BASE[:3])

@@ -25,6 +25,7 @@ from typing import Any
 
 from pgbench_kb.errors import ParseError
 from pgbench_kb.parse.detect import TX_WORDS, LogLayout
+from pgbench_kb.parse.textlines import INT64_MAX, MAX_DIGITS, QUOTE_LIMIT, quote
 
 #: Percentiles reported for per-transaction logs, as (key, fraction).
 PERCENTILES = (
@@ -37,6 +38,28 @@ PERCENTILES = (
 #: A run whose log spans more than this is taken as a corrupted timestamp, not a real run.
 MAX_SPAN_S = 31 * 24 * 3600
 US_PER_S = 1_000_000
+#: No transaction takes a day: a longer latency is a damaged line (and a log of such values
+#: could overflow the sums).
+MAX_LATENCY_US = 86_400 * US_PER_S
+#: Schedule lag grows while a rate-limited run falls behind, but not past the longest run.
+MAX_LAG_US = MAX_SPAN_S * US_PER_S
+#: Unix time in the year 2286; pgbench writes time(NULL).
+MAX_EPOCH_S = 10_000_000_000
+#: The largest value pgbench can write in each column, and why; other columns are int64.
+LIMITS: dict[str, tuple[int, str]] = {
+    "latency_us": (MAX_LATENCY_US, "more than a day in µs: no transaction takes that long"),
+    "latency_min_us": (MAX_LATENCY_US, "more than a day in µs: no transaction takes that long"),
+    "latency_max_us": (MAX_LATENCY_US, "more than a day in µs: no transaction takes that long"),
+    "schedule_lag_us": (MAX_LAG_US, f"more than {MAX_SPAN_S // 86400} days in µs"),
+    "lag_min_us": (MAX_LAG_US, f"more than {MAX_SPAN_S // 86400} days in µs"),
+    "lag_max_us": (MAX_LAG_US, f"more than {MAX_SPAN_S // 86400} days in µs"),
+    "time_epoch_s": (MAX_EPOCH_S, "not a Unix time"),
+    "interval_start": (MAX_EPOCH_S, "not a Unix time"),
+    "time_us": (US_PER_S - 1, "not below 1000000"),
+    "retries": (2**32 - 1, "more retries than pgbench counts"),
+}
+#: Sums of squares are printed from a double (%.0f): they may be wider than int64.
+WIDE_DIGITS = {"latency_sum2_us": 40, "lag_sum2_us": 40}
 _PID_IN_NAME = re.compile(r"\.(\d+)(?:\.(\d+))?$")
 _CHUNK = 8 * 1024 * 1024
 #: Blocks parsed at the same time (and so held in memory at once, with the one being read).
@@ -82,9 +105,19 @@ def _line_problem(fields: list[str], layout: LogLayout) -> str | None:
         if name == "latency_us" and value in TX_WORDS:
             continue
         if not value.isascii() or not value.isdigit():
-            return f"'{value[:40]}' in column {name} is not a whole number"
-        if name == "time_us" and int(value) >= US_PER_S:
-            return f"{name} is {value}, which is not below 1000000"
+            return f"{quote(value, 40)} in column {name} is not a whole number"
+        digits = WIDE_DIGITS.get(name, MAX_DIGITS)
+        if len(value) > digits:
+            return (
+                f"{quote(value, 40)} in column {name} has {len(value)} digits; pgbench writes "
+                f"at most {digits} there"
+            )
+        number = int(value)
+        if name not in WIDE_DIGITS and number > INT64_MAX:
+            return f"{name} is {value}, larger than a 64-bit integer"
+        limit = LIMITS.get(name)
+        if limit is not None and number > limit[0]:
+            return f"{name} is {value}, {limit[1]}"
     return None
 
 
@@ -108,6 +141,8 @@ def _failure(sources: Sequence[LogSource], layout: LogLayout, detail: str) -> Pa
     located = _find_bad_line(sources, layout)
     if located is not None:
         return located
+    if len(detail) > QUOTE_LIMIT:
+        detail = detail[:QUOTE_LIMIT] + "…"
     return ParseError(
         f"could not read the {layout.kind.replace('_', ' ')}: {detail}",
         path=sources[0].name,
@@ -166,6 +201,7 @@ def _chunks(source: LogSource) -> Iterator[bytes]:
 
 #: The columns the results are computed from; only these are converted and checked.
 USED = ("latency_us", "time_epoch_s", "time_us", "schedule_lag_us", "retries")
+_EXTRA = "extra"
 
 
 def _only_blank_lines_are_odd(part: bytes, layout: LogLayout) -> bool:
@@ -194,8 +230,13 @@ def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTo
     import polars as pl
 
     narrow = {"client_id": pl.Int32, "script_no": pl.Int32, "time_us": pl.Int32}
-    schema = pl.Schema({name: narrow.get(name, pl.Int64) for name in layout.columns})
+    # One column more than the layout, read as text: it must be empty on every line, which
+    # notices a line with a field too many at almost no cost (unread columns are skipped).
+    schema = pl.Schema(
+        {name: narrow.get(name, pl.Int64) for name in layout.columns} | {_EXTRA: pl.String}
+    )
     used = [n for n in layout.columns if n in USED]
+    highs = [pl.col(n).max().alias(n) for n in used if n in LIMITS]
     lat = pl.col("latency_us")
     aggregates = [lat.count().alias("ok"), pl.len().alias("rows")]
     if "time_us" in used:
@@ -205,7 +246,8 @@ def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTo
         ]
     if "schedule_lag_us" in used:
         lag = pl.col("schedule_lag_us")
-        aggregates += [lag.sum().alias("lag_sum"), lag.max().alias("lag_max")]
+        # Summed as floats: lags of up to 31 days each could pass int64 (exact to 2^53 µs).
+        aggregates += [lag.cast(pl.Float64).sum().alias("lag_sum"), lag.max().alias("lag_max")]
         aggregates += [lag.count().alias("lag_n")]
     if "retries" in used:
         aggregates += [pl.col("retries").sum().alias("retries")]
@@ -215,16 +257,27 @@ def _read_transactions(sources: Sequence[LogSource], layout: LogLayout) -> _TxTo
 
     def reduce_block(part: bytes) -> tuple[Any, Any, dict[str, int]]:
         """One block → its per-second table, its latencies, and its counts of status words."""
+        if b"+" in part:  # polars reads "+5" as 5; pgbench writes no signs
+            raise _BadData("a '+' sign")
+        # A field that is not a whole number (the words for skipped and failed transactions
+        # included) is read as null; nulls are then explained below or refused.
         frame = pl.read_csv(
             part,
             has_header=False,
             separator=" ",
             schema=schema,
-            columns=[layout.columns.index(n) for n in used],
-            null_values=list(TX_WORDS),
+            columns=[*(layout.columns.index(n) for n in used), len(layout.columns)],
+            ignore_errors=True,
+            missing_columns="insert",
             quote_char=None,
             raise_if_empty=False,
         )
+        if frame[_EXTRA].null_count() != frame.height:
+            raise _BadData("a line has a field too many")
+        frame = frame.drop(_EXTRA)
+        for name, top in frame.select(highs).row(0, named=True).items() if highs else ():
+            if top is not None and top > LIMITS[name][0]:
+                raise _BadData(f"{name} {top} is {LIMITS[name][1]}")
         if sum(frame[n].null_count() for n in others):
             if not _only_blank_lines_are_odd(part, layout):
                 raise _BadData("a line has missing fields")
@@ -316,7 +369,10 @@ def _percentiles(ordered: Any) -> dict[str, float | None]:
         rank = max(1, math.ceil(fraction * total - 1e-9))
         result[key] = _ms(ordered[rank - 1])
     result["max"] = _ms(ordered[-1])
-    result["avg"] = _ms(int(ordered.sum()) / total)
+    if int(ordered[-1]) * total <= INT64_MAX:
+        result["avg"] = _ms(int(ordered.sum()) / total)
+    else:  # an integer sum could wrap around
+        result["avg"] = _ms(float(ordered.cast(float).sum()) / total)
     result["stddev"] = _ms(ordered.std(ddof=0))
     return result
 
@@ -328,7 +384,9 @@ def _sampling_hint(head_rows: list[list[str]]) -> tuple[bool | None, float | Non
     """
     by_client: dict[str, list[int]] = {}
     for row in head_rows:
-        if len(row) >= 2 and row[0].isdigit() and row[1].isdigit():
+        if len(row) < 2 or len(row[1]) > MAX_DIGITS:
+            continue
+        if row[0].isdigit() and row[1].isdigit():
             by_client.setdefault(row[0], []).append(int(row[1]))
     kept = spanned = 0
     for numbers in by_client.values():
@@ -349,6 +407,8 @@ def parse_transaction_log(
     """Read per-transaction log files of one run into the documented result."""
     import polars as pl
 
+    if any(len(value) > MAX_DIGITS for row in head_rows for value in row):
+        raise _failure(sources, layout, "a number longer than any pgbench writes")
     try:
         totals = _read_transactions(sources, layout)
     except (pl.exceptions.PolarsError, _BadData) as exc:
@@ -364,9 +424,11 @@ def parse_transaction_log(
     return _transaction_result(sources, layout, head_rows, per_second, latencies, totals.words)
 
 
-def _sum(frame: Any, column: str) -> int:
+def _sum(frame: Any, column: str) -> int | float:
     value = frame[column].sum()
-    return int(value) if value is not None else 0
+    if value is None:
+        return 0
+    return value if isinstance(value, float) else int(value)
 
 
 def _transaction_result(
@@ -377,13 +439,13 @@ def _transaction_result(
     latencies: Any,
     words: dict[str, int],
 ) -> dict[str, Any]:
+    rows = _sum(per_group, "rows")
+    if rows == 0:
+        raise ParseError("the log file has no lines", path=sources[0].name)
     if "time_us" in layout.columns and per_group.height:
         top = per_group["end_us_max"].max()
         if top is not None and top >= US_PER_S:
             raise _failure(sources, layout, "a microseconds field is 1000000 or more")
-    rows = _sum(per_group, "rows")
-    if rows == 0:
-        raise ParseError("the log file has no lines", path=sources[0].name)
     ok = _sum(per_group, "ok")
     failed = words["failed"] + words["serialization"] + words["deadlock"] + words["other"]
     sampled, rate = _sampling_hint(head_rows)
@@ -482,9 +544,9 @@ _AGG_COUNTS = (
 )
 
 
-def _interval_problem(values: list[int]) -> str | None:
+def _interval_problem(values: list[int], lag: bool) -> str | None:
     """What makes one aggregate line impossible (sums and extremes that cannot go together)."""
-    n, total, low, high = values[1], values[2], values[4], values[5]
+    n, total, squares, low, high = values[1:6]
     if n == 0:
         return None if total == 0 else f"latency sum {total} with 0 transactions"
     if low > high:
@@ -492,6 +554,13 @@ def _interval_problem(values: list[int]) -> str | None:
     # Sums and extremes are each rounded to whole µs: allow up to 1 µs per transaction.
     if not (low - 1) * n <= total <= (high + 1) * n:
         return f"latency sum {total} does not fit {n} transactions between {low} and {high} µs"
+    if not max(low - 1, 0) ** 2 * n <= squares <= (high + 1) ** 2 * n:
+        return (
+            f"latency sum of squares {squares} does not fit {n} transactions between {low} "
+            f"and {high} µs"
+        )
+    if lag and values[6] > (values[9] + 1) * n:
+        return f"lag sum {values[6]} is above {n} transactions of the maximum lag {values[9]} µs"
     return None
 
 
@@ -515,7 +584,7 @@ def parse_aggregate_log(sources: Sequence[LogSource], layout: LogLayout) -> dict
                     hint="the file looks damaged or mixes different files",
                 )
             values = [int(f) for f in fields]
-            problem = _interval_problem(values)
+            problem = _interval_problem(values, "lag_sum_us" in index)
             if problem is not None:
                 raise ParseError(
                     f"impossible aggregate log line: {problem}",

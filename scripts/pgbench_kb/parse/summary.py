@@ -11,13 +11,25 @@ the 14+ banner, ``duration:`` (8.4+), ``latency average:`` (9.4–9.5) and ``=``
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pgbench_kb.errors import ParseError
-from pgbench_kb.parse.textlines import NUM, Line, num
+from pgbench_kb.parse.textlines import (
+    NUM,
+    QUOTE_LIMIT,
+    BadValue,
+    Line,
+    LinePattern,
+    first_bad_number,
+    num,
+    printable,
+    quote,
+    to_int,
+)
 
 MAX_MESSAGES = 50
 
@@ -26,9 +38,9 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _count_with_share(label: str) -> re.Pattern[str]:
+def _count_with_share(label: str, key: str) -> LinePattern:
     """``number of LABEL: N`` with pgbench's optional ``(x.xxx%)`` / ``(x.xxx %)`` share."""
-    return _compile(r"^number of " + label + r": (\d+)(?: \(" + NUM + r" ?%\))?$")
+    return LinePattern(r"^number of " + label + r": {I}(?: \({n} ?%\))?$", key)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -37,49 +49,73 @@ def _count_with_share(label: str) -> re.Pattern[str]:
 BANNER = _compile(r"^pgbench \((\d[^\s,()]*)(.*)\)$")
 SERVER_IN_BANNER = _compile(r", server (\d[^\s,()]*)")
 
-#: ``(pattern, key, converter)`` for lines that carry one value.
-SCALARS: list[tuple[re.Pattern[str], str, Callable[[str], Any]]] = [
-    (_compile(r"^transaction type: (.+)$"), "transaction_type", str),
-    (_compile(r"^scaling factor: (\d+)$"), "scale", int),
-    (_compile(r"^partition method: (\w+)$"), "partition_method", str),
-    (_compile(r"^partitions: (\d+)$"), "partitions", int),
-    (_compile(r"^query mode: (\w+)$"), "query_mode", str),
-    (_compile(r"^number of clients: (\d+)$"), "clients", int),
-    (_compile(r"^number of threads: (\d+)$"), "threads", int),
-    (_compile(r"^maximum number of tries: (\d+)$"), "max_tries", int),
-    (_compile(r"^duration: (\d+) s$"), "duration_s", int),
-    (_compile(r"^number of transactions per client: (\d+)$"), "transactions_per_client", int),
-    (_count_with_share("failed transactions"), "failed_transactions", int),
-    (_count_with_share("serialization failures"), "serialization_failures", int),
-    (_count_with_share("deadlock failures"), "deadlock_failures", int),
-    (_count_with_share("other failures"), "other_failures", int),
-    (_count_with_share("transactions retried"), "transactions_retried", int),
-    (_compile(r"^total number of retries: (\d+)$"), "total_retries", int),
+TRANSACTION_TYPE = _compile(r"^transaction type: (.+)$")
+PARTITION_METHOD = _compile(r"^partition method: (\w+)$")
+QUERY_MODE = _compile(r"^query mode: (\w+)$")
+
+#: Lines that carry one number: ``(pattern, converter)``, the key being the pattern's field.
+SCALARS: list[tuple[LinePattern, Callable[[str, str], Any]]] = [
+    (LinePattern(r"^scaling factor: {I}$", "scale"), to_int),
+    (LinePattern(r"^partitions: {I}$", "partitions"), to_int),
+    (LinePattern(r"^number of clients: {I}$", "clients"), to_int),
+    (LinePattern(r"^number of threads: {I}$", "threads"), to_int),
+    (LinePattern(r"^maximum number of tries: {I}$", "max_tries"), to_int),
+    (LinePattern(r"^duration: {I} s$", "duration_s"), to_int),
     (
-        _compile(r"^number of transactions skipped: (\d+)(?: \(" + NUM + r" ?%\))?$"),
-        "skipped_transactions",
-        int,
+        LinePattern(r"^number of transactions per client: {I}$", "transactions_per_client"),
+        to_int,
     ),
-    (_compile(r"^zipfian cache array overflowed (\d+) time\(s\)$"), "zipfian_cache_overflows", int),
-    (_compile(r"^latency stddev\s*[=:]\s*(" + NUM + r") ms$"), "latency_stddev_ms", num),
-    (_compile(r"^initial connection time = (" + NUM + r") ms$"), "initial_connection_time_ms", num),
-    (_compile(r"^average connection time = (" + NUM + r") ms$"), "average_connection_time_ms", num),
+    (_count_with_share("failed transactions", "failed_transactions"), to_int),
+    (_count_with_share("serialization failures", "serialization_failures"), to_int),
+    (_count_with_share("deadlock failures", "deadlock_failures"), to_int),
+    (_count_with_share("other failures", "other_failures"), to_int),
+    (_count_with_share("transactions retried", "transactions_retried"), to_int),
+    (LinePattern(r"^total number of retries: {I}$", "total_retries"), to_int),
+    (
+        LinePattern(
+            r"^number of transactions skipped: {I}(?: \({n} ?%\))?$", "skipped_transactions"
+        ),
+        to_int,
+    ),
+    (
+        LinePattern(r"^zipfian cache array overflowed {I} time\(s\)$", "zipfian_cache_overflows"),
+        to_int,
+    ),
+    (LinePattern(r"^latency stddev\s*[=:]\s*{N} ms$", "latency_stddev_ms"), num),
+    (LinePattern(r"^initial connection time = {N} ms$", "initial_connection_time_ms"), num),
+    (LinePattern(r"^average connection time = {N} ms$", "average_connection_time_ms"), num),
 ]
 
-PROCESSED = _compile(r"^number of transactions (?:actually )?processed: (\d+)(?:/(\d+))?$")
-ABOVE_LIMIT = _compile(
-    r"^number of transactions above the (" + NUM + r") ms latency limit: (\d+)(?:/\d+)?"
-    r"(?: \(" + NUM + r" ?%\))?$"
+PROCESSED = LinePattern(
+    r"^number of transactions (?:actually )?processed: {I}(?:/{I})?$",
+    "transactions_processed",
+    "transactions_expected",
 )
-LATENCY_AVG = _compile(r"^latency average\s*[=:]\s*(" + NUM + r") ms( \(including failures\))?$")
-LAG = _compile(r"^rate limit schedule lag: avg (" + NUM + r") \(max (" + NUM + r")\) ms$")
-TPS = _compile(
-    r"^tps = (" + NUM + r") \((including connections establishing|excluding connections "
-    r"establishing|without initial connection time|including reconnection times)\)$"
+ABOVE_LIMIT = LinePattern(
+    r"^number of transactions above the {N} ms latency limit: {I}(?:/{I})?(?: \({n} ?%\))?$",
+    "latency_limit_ms",
+    "transactions_above_limit",
+    "transactions_above_limit",
 )
+LATENCY_AVG = LinePattern(
+    r"^latency average\s*[=:]\s*{N} ms( \(including failures\))?$", "latency_avg_ms"
+)
+LAG = LinePattern(
+    r"^rate limit schedule lag: avg {N} \(max {N}\) ms$",
+    "rate_limit_lag_avg_ms",
+    "rate_limit_lag_max_ms",
+)
+TPS_LABELS = (
+    "including connections establishing",
+    "excluding connections establishing",
+    "without initial connection time",
+    "including reconnection times",
+)
+TPS = LinePattern(r"^tps = {N} \((" + "|".join(TPS_LABELS) + r")\)$", "tps")
 # A bare ``tps = X`` (seen in hand-edited posts). pgbench prints tps with %f, so six decimals
-# prove the number was not cut short.
-TPS_BARE = _compile(r"^tps = (\d+\.\d{6})$")
+# prove the number was not cut short (a shorter one is taken as cut, not as a smaller figure).
+TPS_BARE = LinePattern(r"^tps = {N}$", "tps")
+SIX_DECIMALS = _compile(r"^\d+\.\d{6}$")
 PROGRESS = _compile(
     r"^progress: (?P<t>"
     + NUM
@@ -98,24 +134,32 @@ STATEMENT_HEADER = _compile(
     r"(?:, file (?P<file>\d+))?:(?P<rest>.*)$"
 )
 SCRIPT_STATISTICS = _compile(r"^script statistics:$")
-SCRIPT_HEADER = _compile(r"^SQL script (\d+): (.+)$")
-BLOCK_WEIGHT = _compile(r"^- weight: (\d+) \(targets (" + NUM + r")% of total\)$")
-BLOCK_TRANSACTIONS = _compile(
-    r"^- (\d+) transactions \((" + NUM + r")% of total(?:, tps = (" + NUM + r"))?\)$"
+SCRIPT_HEADER = LinePattern(r"^SQL script {I}: (.+)$", "scripts")
+BLOCK_WEIGHT = LinePattern(
+    r"^- weight: {I} \(targets {N}% of total\)$", "weight", "weight_share_pct"
 )
-BLOCK_PROCESSED = _compile(
-    r"^- number of transactions actually processed: (\d+) \(tps = (" + NUM + r")\)$"
+BLOCK_TRANSACTIONS = LinePattern(
+    r"^- {I} transactions \({N}% of total(?:, tps = {N})?\)$",
+    "transactions",
+    "transactions_share_pct",
+    "tps",
 )
-BLOCK_LATENCY = _compile(r"^- latency (average|stddev) = (" + NUM + r") ms$")
-BLOCK_COUNTS: list[tuple[re.Pattern[str], str]] = [
-    (_compile(r"^- number of failed transactions: (\d+)"), "failed_transactions"),
-    (_compile(r"^- number of serialization failures: (\d+)"), "serialization_failures"),
-    (_compile(r"^- number of deadlock failures: (\d+)"), "deadlock_failures"),
-    (_compile(r"^- number of other failures: (\d+)"), "other_failures"),
-    (_compile(r"^- number of transactions retried: (\d+)"), "transactions_retried"),
-    (_compile(r"^- total number of retries: (\d+)$"), "total_retries"),
-    (_compile(r"^- number of transactions skipped: (\d+)"), "skipped_transactions"),
+BLOCK_PROCESSED = LinePattern(
+    r"^- number of transactions actually processed: {I} \(tps = {N}\)$",
+    "transactions_processed",
+    "tps",
+)
+BLOCK_LATENCY = LinePattern(r"^- latency (average|stddev) = {N} ms$", "latency_ms")
+BLOCK_COUNTS: list[LinePattern] = [
+    LinePattern(r"^- number of failed transactions: {I}", "failed_transactions"),
+    LinePattern(r"^- number of serialization failures: {I}", "serialization_failures"),
+    LinePattern(r"^- number of deadlock failures: {I}", "deadlock_failures"),
+    LinePattern(r"^- number of other failures: {I}", "other_failures"),
+    LinePattern(r"^- number of transactions retried: {I}", "transactions_retried"),
+    LinePattern(r"^- total number of retries: {I}$", "total_retries"),
+    LinePattern(r"^- number of transactions skipped: {I}", "skipped_transactions"),
 ]
+BLOCK_LINES = (BLOCK_WEIGHT, BLOCK_TRANSACTIONS, BLOCK_PROCESSED, BLOCK_LATENCY, *BLOCK_COUNTS)
 ABORT = _compile(
     r"(?:\b[Cc]lient \d+ (?:script \d+ )?aborted\b|\bRun was aborted\b|"
     r"\baborted (?:in|while) establishing connection)"
@@ -219,7 +263,7 @@ class _State:
     source: str
     result: dict[str, Any] = field(default_factory=empty_summary)
     seen: dict[str, int] = field(default_factory=dict)
-    tps: dict[str, tuple[float | None, int]] = field(default_factory=dict)
+    tps: dict[str, tuple[float | None, int, str]] = field(default_factory=dict)
     errors: list[Line] = field(default_factory=list)
     script: dict[str, Any] | None = None
     in_block: bool = False
@@ -240,7 +284,16 @@ class _State:
         self.seen[key] = line.number
         self.result[key] = value
 
-    def add_tps(self, label: str, value: float | None, line: Line) -> None:
+    def figure(self, token: str, key: str, line: Line) -> float | None:
+        """A printed figure; nan/inf (which JSON cannot hold) become null with a note."""
+        value = num(token, key)
+        if value is None:
+            self.result["notes"].append(
+                f"line {line.number}: {key} is printed as {quote(token, 40)}; kept as null"
+            )
+        return value
+
+    def add_tps(self, label: str, token: str, line: Line) -> None:
         """Keep one ``tps = …`` line by its label; the same label twice means two runs."""
         if label in self.tps:
             raise ParseError(
@@ -250,7 +303,7 @@ class _State:
                 line=line.number,
                 hint="give each run's output in its own file",
             )
-        self.tps[label] = (value, line.number)
+        self.tps[label] = (num(token, "tps"), line.number, token)
 
 
 def _new_script(index: int, name: str) -> dict[str, Any]:
@@ -281,6 +334,18 @@ def _statement_pattern(counts: int) -> re.Pattern[str]:
 
 
 STATEMENT_LINES = {n: _statement_pattern(n) for n in (0, 1, 2)}
+# A statement line whose latency (printed with a decimal point) or counts are in a form pgbench
+# never prints: ``1,234.5  0  BEGIN;``. Only for the error message.
+_LOOSE_LATENCY = r"(?P<v0>[-+]?\d[\d,]*\.\d+(?:[eE][-+]?\d+)?)\s+"
+LOOSE_STATEMENT_LINES = {
+    n: re.compile(
+        "^"
+        + _LOOSE_LATENCY
+        + "".join(rf"(?P<v{i + 1}>[-+]?\d[\d,.]*)\s+" for i in range(n))
+        + r"\S"
+    )
+    for n in (0, 1, 2)
+}
 # For statements run together on one line: a latency with 3 or 6 decimals, its count columns,
 # then the command up to the next such group.
 STATEMENT_RUNS = {
@@ -290,9 +355,9 @@ STATEMENT_RUNS = {
 
 
 def _add_statement(state: _State, groups: tuple[str, ...], counts: int) -> None:
-    latency = num(groups[0])
-    failures = int(groups[1]) if counts >= 1 else None
-    retries = int(groups[2]) if counts >= 2 else None
+    latency = num(groups[0], "statements")
+    failures = to_int(groups[1], "statements") if counts >= 1 else None
+    retries = to_int(groups[2], "statements") if counts >= 2 else None
     state.result["statements"].append(
         {
             "latency_ms": latency,
@@ -302,6 +367,22 @@ def _add_statement(state: _State, groups: tuple[str, ...], counts: int) -> None:
             "script": state.statement_script,
         }
     )
+
+
+def _bad_statement(text: str, counts: int) -> BadValue | None:
+    """The malformed number of a statement line that the strict pattern refused, if any."""
+    m = LOOSE_STATEMENT_LINES[counts].match(text)
+    if m is None:
+        return None
+    for index in range(counts + 1):
+        value = m.group(f"v{index}")
+        if index == 0:
+            bad = first_bad_number(value, "statements")
+        else:
+            bad = None if value.isdigit() and len(value) <= 19 else BadValue(value, "statements")
+        if bad is not None:
+            return bad
+    return None
 
 
 def _read_statements_run_together(state: _State, text: str, counts: int) -> None:
@@ -318,7 +399,7 @@ def _handle_statement_header(state: _State, match: re.Match[str]) -> None:
     cols = match.group("cols")
     state.statement_counts = 0 if not cols else (2 if "retries" in cols else 1)
     if match.group("file"):
-        state.statement_script = int(match.group("file"))
+        state.statement_script = to_int(match.group("file"), "statements")
     elif state.script is not None:
         state.statement_script = state.script["index"]
     else:
@@ -342,38 +423,52 @@ def _handle_block_line(state: _State, line: Line) -> bool:
         # "script statistics:" (9.6–10, one script): only the statement report matters.
         return True
     if m := BLOCK_WEIGHT.match(text):
-        script["weight"], script["weight_share_pct"] = int(m[1]), num(m[2])
+        script["weight"] = to_int(m[1], "weight")
+        script["weight_share_pct"] = num(m[2], "weight_share_pct")
     elif m := BLOCK_TRANSACTIONS.match(text):
-        script["transactions"], script["transactions_share_pct"] = int(m[1]), num(m[2])
+        script["transactions"] = to_int(m[1], "transactions")
+        script["transactions_share_pct"] = num(m[2], "transactions_share_pct")
         if m[3] is not None:
-            script["tps"] = num(m[3])
+            script["tps"] = num(m[3], "tps")
     elif m := BLOCK_PROCESSED.match(text):
-        script["transactions_processed"], script["tps"] = int(m[1]), num(m[2])
+        script["transactions_processed"] = to_int(m[1], "transactions_processed")
+        script["tps"] = num(m[2], "tps")
     elif m := BLOCK_LATENCY.match(text):
-        script["latency_avg_ms" if m[1] == "average" else "latency_stddev_ms"] = num(m[2])
+        key = "latency_avg_ms" if m[1] == "average" else "latency_stddev_ms"
+        script[key] = num(m[2], key)
     else:
-        for pattern, key in BLOCK_COUNTS:
+        for pattern in BLOCK_COUNTS:
             if m := pattern.match(text):
-                script[key] = int(m[1])
+                script[pattern.fields[0]] = to_int(m[1], pattern.fields[0])
                 break
+        else:
+            _refuse_bad_value(BLOCK_LINES, text)
     return True
 
 
+def _refuse_bad_value(patterns: tuple[LinePattern, ...], text: str) -> None:
+    """Raise ``BadValue`` when ``text`` is one of these lines with a number pgbench never prints."""
+    for pattern in patterns:
+        bad = pattern.bad_value(text)
+        if bad is not None:
+            raise bad
+
+
 def progress_entry(m: re.Match[str]) -> dict[str, Any]:
-    """One ``-P`` report as the ``progress`` list holds it."""
+    """One ``-P`` report as the ``progress`` list holds it (``BadValue`` for a damaged number)."""
 
     def opt_int(name: str) -> int | None:
         value = m.group(name)
-        return int(value) if value is not None else None
+        return to_int(value, "progress") if value is not None else None
 
     lag = m.group("lag")
     return {
-        "t_s": num(m.group("t")),
-        "tps": num(m.group("tps")),
-        "latency_ms": num(m.group("lat")),
-        "stddev_ms": num(m.group("sd")),
+        "t_s": num(m.group("t"), "progress"),
+        "tps": num(m.group("tps"), "progress"),
+        "latency_ms": num(m.group("lat"), "progress"),
+        "stddev_ms": num(m.group("sd"), "progress"),
         "failed": opt_int("failed"),
-        "lag_ms": num(lag) if lag is not None else None,
+        "lag_ms": num(lag, "progress") if lag is not None else None,
         "skipped": opt_int("skipped"),
         "retried": opt_int("retried"),
         "retries": opt_int("retries"),
@@ -382,8 +477,14 @@ def progress_entry(m: re.Match[str]) -> dict[str, Any]:
 
 def progress_reports(text: str) -> list[dict[str, Any]]:
     """Every ``-P`` report in ``text`` in order — also in the output of a pgbench still running,
-    which has no summary yet (the bench harness's live display reads it this way)."""
-    return [entry for line in text.splitlines() if (entry := _progress_of(line))]
+    which has no summary yet (the bench harness's live display reads it this way). A damaged
+    line is left out."""
+    reports = []
+    for line in text.splitlines():
+        with contextlib.suppress(BadValue):
+            if entry := _progress_of(line):
+                reports.append(entry)
+    return reports
 
 
 def _progress_of(line: str) -> dict[str, Any] | None:
@@ -391,34 +492,54 @@ def _progress_of(line: str) -> dict[str, Any] | None:
     return progress_entry(m) if m else None
 
 
-def _handle_progress(state: _State, m: re.Match[str]) -> None:
+PROGRESS_START = "progress: "
+
+
+def _handle_progress(state: _State, m: re.Match[str], text: str) -> None:
+    # The pattern reads what it knows and leaves the rest (a later version's fields); a number
+    # it stopped at because of its form is an error, not a field to skip.
+    bad = first_bad_number(text[m.end() :], "progress")
+    if bad is not None:
+        raise bad
     state.result["progress"].append(progress_entry(m))
 
 
 def _handle_scalar(state: _State, line: Line) -> bool:
     text = line.text
-    for pattern, key, convert in SCALARS:
+    for pattern, convert in SCALARS:
         if m := pattern.match(text):
-            state.set_once(key, convert(m[1]), line)
-            if key == "transaction_type":
-                state.result["workload"] = workload_of(m[1])
+            key = pattern.fields[0]
+            value = state.figure(m[1], key, line) if convert is num else convert(m[1], key)
+            state.set_once(key, value, line)
             return True
-    if m := PROCESSED.match(text):
-        state.set_once("transactions_processed", int(m[1]), line)
-        state.result["transactions_expected"] = int(m[2]) if m[2] is not None else None
+    if m := TRANSACTION_TYPE.match(text):
+        state.set_once("transaction_type", m[1], line)
+        state.result["workload"] = workload_of(m[1])
+    elif m := PARTITION_METHOD.match(text):
+        state.set_once("partition_method", m[1], line)
+    elif m := QUERY_MODE.match(text):
+        state.set_once("query_mode", m[1], line)
+    elif m := PROCESSED.match(text):
+        processed = to_int(m[1], "transactions_processed")
+        expected = to_int(m[2], "transactions_expected") if m[2] is not None else None
+        state.set_once("transactions_processed", processed, line)
+        state.result["transactions_expected"] = expected
     elif m := ABOVE_LIMIT.match(text):
-        state.set_once("transactions_above_limit", int(m[2]), line)
-        state.result["latency_limit_ms"] = num(m[1])
+        limit = state.figure(m[1], "latency_limit_ms", line)
+        state.set_once("transactions_above_limit", to_int(m[2], "transactions_above_limit"), line)
+        state.result["latency_limit_ms"] = limit
     elif m := LATENCY_AVG.match(text):
-        state.set_once("latency_avg_ms", num(m[1]), line)
+        state.set_once("latency_avg_ms", state.figure(m[1], "latency_avg_ms", line), line)
         state.result["latency_avg_includes_failures"] = True if m[2] else None
     elif m := LAG.match(text):
-        state.set_once("rate_limit_lag_avg_ms", num(m[1]), line)
-        state.result["rate_limit_lag_max_ms"] = num(m[2])
+        state.set_once(
+            "rate_limit_lag_avg_ms", state.figure(m[1], "rate_limit_lag_avg_ms", line), line
+        )
+        state.result["rate_limit_lag_max_ms"] = state.figure(m[2], "rate_limit_lag_max_ms", line)
     elif m := TPS.match(text):
-        state.add_tps(m[2], num(m[1]), line)
-    elif m := TPS_BARE.match(text):
-        state.add_tps("bare", num(m[1]), line)
+        state.add_tps(m[2], m[1], line)
+    elif (m := TPS_BARE.match(text)) and SIX_DECIMALS.match(m[1]):
+        state.add_tps("bare", m[1], line)
     elif m := BANNER.match(text):
         state.set_once("pgbench_version", m[1], line)
         server = SERVER_IN_BANNER.search(m[2])
@@ -426,6 +547,24 @@ def _handle_scalar(state: _State, line: Line) -> bool:
     else:
         return False
     return True
+
+
+#: Every line with numbers that the summary reader knows, for ``_refuse_bad_value``.
+KNOWN_LINES = (
+    *(pattern for pattern, _ in SCALARS),
+    PROCESSED,
+    ABOVE_LIMIT,
+    LATENCY_AVG,
+    LAG,
+    TPS,
+    TPS_BARE,
+    SCRIPT_HEADER,
+)
+#: The start of every line in ``KNOWN_LINES``: a quick test before trying each loose pattern.
+_KNOWN_START = _compile(
+    r"^(?:scaling factor|partitions|number of |maximum number|duration|total number|zipfian|"
+    r"latency |initial connection|average connection|rate limit|tps =|SQL script )"
+)
 
 
 def _handle_messages(state: _State, line: Line) -> None:
@@ -442,45 +581,64 @@ def _handle_messages(state: _State, line: Line) -> None:
         state.errors.append(line)
 
 
+def _read_line(state: _State, line: Line) -> None:
+    """One line into ``state`` (``BadValue`` for a known line with a malformed number)."""
+    text = line.text
+    if m := SCRIPT_HEADER.match(text):
+        state.script = _new_script(to_int(m[1], "scripts"), m[2].strip())
+        state.result["scripts"].append(state.script)
+        state.in_block, state.statement_counts = True, None
+        return
+    if SCRIPT_STATISTICS.match(text):
+        state.script, state.in_block, state.statement_counts = None, True, None
+        return
+    if _handle_block_line(state, line):
+        return
+    if m := PROGRESS.match(text):
+        _handle_progress(state, m, text)
+        return
+    if m := STATEMENT_HEADER.match(text):
+        state.in_block = False
+        _handle_statement_header(state, m)
+        return
+    if _handle_scalar(state, line):
+        state.in_block, state.statement_counts = False, None
+        return
+    counts = state.statement_counts
+    if counts is not None:
+        if m := STATEMENT_LINES[counts].match(text):
+            _add_statement(state, m.groups(), counts)
+            return
+        if (bad := _bad_statement(text, counts)) is not None:
+            raise bad
+    if _KNOWN_START.match(text):
+        _refuse_bad_value(KNOWN_LINES, text)
+    elif text.startswith(PROGRESS_START) and (bad := first_bad_number(text, "progress")):
+        raise bad
+    _handle_messages(state, line)
+
+
 def read_lines(lines: list[Line], source: str) -> tuple[dict[str, Any], list[Line]]:
     """Collect everything the summary parser knows from ``lines``.
 
-    Returns the (not yet checked) result and the error lines found.
+    Returns the (not yet checked) result and the error lines found. A line pgbench prints with a
+    number in a form pgbench never prints (``number of clients: 1,000``) is a ParseError that
+    names the line, not a figure left out.
     """
     state = _State(source=source)
     for line in lines:
         state.last_line = line.number
-        text = line.text
-        if m := SCRIPT_HEADER.match(text):
-            state.script = _new_script(int(m[1]), m[2].strip())
-            state.result["scripts"].append(state.script)
-            state.in_block, state.statement_counts = True, None
-            continue
-        if SCRIPT_STATISTICS.match(text):
-            state.script, state.in_block, state.statement_counts = None, True, None
-            continue
-        if _handle_block_line(state, line):
-            continue
-        if m := PROGRESS.match(text):
-            _handle_progress(state, m)
-            continue
-        if m := STATEMENT_HEADER.match(text):
-            state.in_block = False
-            _handle_statement_header(state, m)
-            continue
-        if _handle_scalar(state, line):
-            state.in_block, state.statement_counts = False, None
-            continue
-        counts = state.statement_counts
-        if counts is not None and (m := STATEMENT_LINES[counts].match(text)):
-            _add_statement(state, m.groups(), counts)
-            continue
-        _handle_messages(state, line)
-    _settle_tps(state)
+        try:
+            _read_line(state, line)
+        except BadValue as bad:
+            raise ParseError(
+                bad.reason, path=source, line=line.number, field=bad.field, hint=bad.hint
+            ) from None
+    _settle_tps(state, source)
     return state.result, state.errors
 
 
-def _settle_tps(state: _State) -> None:
+def _settle_tps(state: _State, source: str) -> None:
     result = state.result
     tps = state.tps
     including = tps.get("including connections establishing")
@@ -493,6 +651,20 @@ def _settle_tps(state: _State) -> None:
     result["tps_including_reconnections"] = reconnect[0] if reconnect else None
     chosen = excluding or reconnect or bare
     result["tps"] = chosen[0] if chosen else None
+    for entry in (including, chosen):
+        if entry is None or entry[0] is not None:
+            continue
+        _, number, token = entry
+        if result["transactions_processed"] == 0:
+            result["notes"].append(f"line {number}: tps is printed as {quote(token, 40)}")
+            continue
+        raise ParseError(
+            f"{quote(token, 40)} is not a figure of a run that processed transactions",
+            path=source,
+            line=number,
+            field="tps",
+            hint="the line looks edited; paste the output as pgbench printed it",
+        )
 
 
 def has_summary(result: dict[str, Any]) -> bool:
@@ -509,8 +681,12 @@ def error_reason(errors: list[Line]) -> Line | None:
 
 
 def clean_error(text: str) -> str:
-    """An error line without pgbench's ``pgbench: error:`` prefix."""
-    return ERROR_PREFIX.sub("", text).strip()
+    """An error line for a message: without pgbench's ``pgbench: error:`` prefix, printable,
+    and cut when very long."""
+    text = ERROR_PREFIX.sub("", text).strip()
+    if len(text) > QUOTE_LIMIT:
+        text = text[:QUOTE_LIMIT] + "…"
+    return printable(text)
 
 
 def check_summary(
@@ -541,17 +717,17 @@ def check_summary(
         result["progress_timestamps"] = any(
             p["t_s"] is not None and p["t_s"] > 100_000_000 for p in progress
         )
-    if (
-        not result["aborted"]
-        and result["failed_transactions"] is None
-        and result["transactions_expected"] is not None
-        and result["transactions_processed"] is not None
-        and result["transactions_processed"] < result["transactions_expected"]
-    ):
-        # Before PostgreSQL 12 an aborted client only showed as a short count.
-        result["aborted"] = True
-        result["notes"].append(
-            "fewer transactions processed than expected and no failures counted: "
-            "some clients aborted"
-        )
+    expected, processed = result["transactions_expected"], result["transactions_processed"]
+    if not result["aborted"] and expected is not None and processed is not None:
+        # Before PostgreSQL 12 an aborted client only showed as a short count. Processed leaves
+        # out skipped transactions (11+, -R with -L) and failed ones (15+), so only a count
+        # short of all three together means clients stopped early.
+        done = processed + (result["skipped_transactions"] or 0)
+        done += result["failed_transactions"] or 0
+        if done < expected:
+            result["aborted"] = True
+            result["notes"].append(
+                "fewer transactions processed, skipped or failed than expected: "
+                "some clients aborted"
+            )
     return result

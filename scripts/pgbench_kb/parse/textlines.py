@@ -73,12 +73,155 @@ class Line:
     text: str
 
 
-def num(token: str) -> float | None:
-    """A printed number as a float; ``None`` for nan/inf, which JSON cannot hold."""
+#: pgbench prints counts as int64 (at most 19 digits) and figures with printf's %f family; a
+#: number with more digits before its point is damaged input, never something pgbench wrote.
+INT64_MAX = 2**63 - 1
+MAX_DIGITS = 19
+#: How much of a piece of input an error message quotes.
+QUOTE_LIMIT = 200
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (ESC, NUL, \\v, \\f, line breaks…) written as escapes,
+    so that a message quoting input stays one readable line on a terminal."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """A piece of input for an error message: printable, cut to ``limit`` characters, quoted."""
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return f"'{printable(text)}'"
+
+
+class BadValue(ValueError):
+    """A number on a line pgbench prints that is in a form pgbench never prints.
+
+    Raised by the converters below; the reader that knows the line turns it into a ParseError.
+    """
+
+    def __init__(self, value: str, field: str | None = None, reason: str | None = None) -> None:
+        self.value = value
+        self.field = field
+        self.reason = reason or f"{quote(value, 60)} is not a number pgbench prints"
+        super().__init__(self.reason)
+
+    @property
+    def hint(self) -> str:
+        """How to fix it, guessed from the value's shape."""
+        again = "paste the output as pgbench printed it"
+        value = self.value
+        if re.search(r"\d,\d", value):
+            return f"a thousands separator? {again}"
+        if value.startswith("-") and any(c.isdigit() for c in value):
+            return f"pgbench prints no negative number there; {again}"
+        if re.search(r"\d[eE][-+]?\d", value):
+            return f"pgbench prints no exponents; {again}"
+        if sum(c.isdigit() for c in value) > MAX_DIGITS:
+            return f"the line looks damaged; {again}"
+        return again
+
+
+def _too_long(digits: str, value: str, field: str | None) -> BadValue:
+    return BadValue(
+        value,
+        field,
+        f"{quote(value, 40)} has {len(digits)} digits before its point, more than any number "
+        f"pgbench prints ({MAX_DIGITS})",
+    )
+
+
+def to_int(token: str, field: str | None = None) -> int:
+    """A printed count (digits only) as an int; ``BadValue`` beyond what int64 can hold."""
+    if len(token) > MAX_DIGITS:
+        raise _too_long(token, token, field)
+    value = int(token)
+    if value > INT64_MAX:
+        raise BadValue(
+            token, field, f"'{token}' is larger than any count pgbench prints (a 64-bit integer)"
+        )
+    return value
+
+
+def num(token: str, field: str | None = None) -> float | None:
+    """A printed number as a float; ``None`` for nan/inf, which JSON cannot hold.
+
+    ``BadValue`` for a number with more digits before its point than pgbench ever prints.
+    """
+    whole = token.split(".", 1)[0]
+    if len(whole) > MAX_DIGITS and whole.isdigit():
+        raise _too_long(whole, token, field)
     value = float(token)
     if math.isnan(value) or math.isinf(value):
         return None
     return value
+
+
+#: What a value of each kind must look like.
+_VALID = {
+    "int": re.compile(r"\d{1,19}"),
+    "num": re.compile(r"\d{1,19}(?:\.\d+)?|-?(?:nan|NaN|NAN)|inf|Inf|INF"),
+}
+#: A value in a loose pattern: anything up to a space, '/', a parenthesis or '%'.
+_LOOSE_VALUE = r"[^\s/()%]+"
+
+
+class LinePattern:
+    """A pgbench output line with numbers in it, read strictly, with a loose twin for errors.
+
+    ``template`` is a regular expression in which ``{I}`` stands for a captured count, ``{N}``
+    for a captured number (``NUM``) and ``{n}`` for a number that is not captured. ``fields``
+    names the captured numbers, in order. ``match`` reads a line as pgbench prints it;
+    ``bad_value`` says, for a line that ``match`` refused, whether it is this line with a value
+    pgbench never prints in it (``1,000``, ``-4``, ``1e309``…).
+    """
+
+    def __init__(self, template: str, *fields: str) -> None:
+        kinds = re.findall(r"\{([IN])\}", template)
+        if len(kinds) != len(fields):
+            raise ValueError(f"{template}: {len(kinds)} numbers, {len(fields)} field names")
+        self.fields = fields
+        self.kinds = tuple("int" if k == "I" else "num" for k in kinds)
+        strict = template.replace("{I}", r"(\d+)").replace("{N}", f"({NUM})").replace("{n}", NUM)
+        self.regex = re.compile(strict)
+        #: The strict match: the line as pgbench prints it.
+        self.match = self.regex.match
+        # The loose twin ignores what follows the line's end: "number of clients: 1,000 (x)"
+        # is still the clients line with a bad number.
+        loose, index = template.removesuffix("$").replace("{n}", _LOOSE_VALUE), 0
+        while "{I}" in loose or "{N}" in loose:
+            at = min(i for i in (loose.find("{I}"), loose.find("{N}")) if i >= 0)
+            loose = f"{loose[:at]}(?P<v{index}>{_LOOSE_VALUE}){loose[at + 3 :]}"
+            index += 1
+        self.loose = re.compile(loose)
+
+    def bad_value(self, text: str) -> BadValue | None:
+        """The malformed value in ``text`` when it is this line with a bad number, else None."""
+        m = self.loose.match(text)
+        if m is None:
+            return None
+        for index, (kind, field) in enumerate(zip(self.kinds, self.fields, strict=True)):
+            value = m.group(f"v{index}")
+            if value is not None and not _VALID[kind].fullmatch(value):
+                if value.isdigit():
+                    return _too_long(value, value, field)
+                return BadValue(value, field)
+        return None
+
+
+_NUMBER_TOKEN = re.compile(r"(?<![\w.])[-+]?\d[\d.,eE+-]*\d(?![\w])|(?<![\w.])[-+]?\d(?![\w.])")
+
+
+def first_bad_number(text: str, field: str | None = None) -> BadValue | None:
+    """The first number in ``text`` written in a form pgbench never prints, if any."""
+    for m in _NUMBER_TOKEN.finditer(text):
+        value = m[0]
+        if not _VALID["num"].fullmatch(value):
+            if value.isdigit():
+                return _too_long(value, value, field)
+            return BadValue(value, field)
+    return None
 
 
 def count_anchors(text: str) -> int:
