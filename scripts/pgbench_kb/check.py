@@ -16,6 +16,7 @@ small per-file summaries are compared.
 from __future__ import annotations
 
 import calendar
+import functools
 import hashlib
 import itertools
 import json
@@ -704,12 +705,19 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
 # one file at a time (I/O at the edges)
 
 
+@functools.lru_cache(maxsize=8)
+def _resolved(folder: str) -> str:
+    return os.path.realpath(folder)
+
+
 def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is under ``folder`` once links are resolved (the folder's once only)."""
     try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
         return False
-    return True
+    top = _resolved(str(folder))
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 RAW_SIZE_HINT = "raw files are pgbench's output and its logs, kept as they were written"
