@@ -503,3 +503,20 @@ def test_import_from_dev_zero_is_bounded(root: Path) -> None:
         "error: /dev/zero: --log: is not a regular file (give the pgbench_log.* files pgbench "
         "--log wrote)\n"
     )
+
+
+def test_mask_hostnames_reaches_a_harness_folder_imported_directly(root: Path) -> None:
+    """Regression: `kb import --harness-dir DIR --mask-hostnames` left the server's host name
+    in benchmark.command (only bench.sh's own flag reached the command line)."""
+    trial = root / "trial"
+    trial.mkdir()
+    (trial / "pgbench.out").write_bytes(OUTPUT.read_bytes())
+    (trial / "trial.tsv").write_text("started_at\t2026-11-20T10:00:00Z\ntarget\texisting\n")
+    (trial / "command.argv").write_text(
+        "/usr/bin/pgbench\n-h\ndb1.example.com\n--client=4\n--jobs=2\npgbench_kb\n"
+    )
+    done = kb(root, "--harness-dir", str(trial), "--machine", "box", "--mask-hostnames",
+              "--dry-run")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "db1.example.com" not in done.stdout
+    assert "<masked>" in done.stdout

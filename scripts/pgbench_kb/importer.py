@@ -305,7 +305,7 @@ def import_run(
     declared = _declared(meta_path, sets, machine)
     transcribed = declared.get("origin") == "transcribed"
     if harness_dir is not None:
-        raw_bytes, run, logs = _from_harness(harness_dir)
+        raw_bytes, run, logs = _from_harness(harness_dir, mask_hostnames=mask_hostnames)
     else:
         run, raw_bytes, logs = build_from_raw(raw_paths, stdin, transcribed=transcribed)
         logs = logs + _read_logs(log_paths, run)
@@ -388,7 +388,9 @@ def import_run(
     return Imported(run_path, advice)
 
 
-def _from_harness(harness_dir: Path) -> tuple[bytes, dict[str, Any], list[tuple[str, bytes]]]:
+def _from_harness(
+    harness_dir: Path, *, mask_hostnames: bool
+) -> tuple[bytes, dict[str, Any], list[tuple[str, bytes]]]:
     """The raw output's exact bytes, the run and the logs of a trial folder."""
     try:
         is_dir = harness_dir.is_dir()
@@ -406,7 +408,7 @@ def _from_harness(harness_dir: Path) -> tuple[bytes, dict[str, Any], list[tuple[
     raw_bytes = b""
     if out.exists():
         raw_bytes = read_bytes_bounded(out, max_bytes=MAX_RAW_OUTPUT_BYTES, hint=RAW_HINT)
-    run, _text, logs = trial.build_from_trial(harness_dir)
+    run, _text, logs = trial.build_from_trial(harness_dir, mask_hostnames=mask_hostnames)
     return raw_bytes, run, logs
 
 
