@@ -133,23 +133,47 @@ def sample_spread(results: dict[str, Any]) -> dict[str, Any] | None:
 
 
 PERCENTILE_LABELS = (
-    ("p50", "median"),
-    ("p90", "p90"),
-    ("p95", "p95"),
-    ("p99", "p99"),
-    ("p999", "p99.9"),
-    ("max", "max"),
+    ("p50", "median", 0.50),
+    ("p90", "p90", 0.90),
+    ("p95", "p95", 0.95),
+    ("p99", "p99", 0.99),
+    ("p999", "p99.9", 0.999),
+    ("max", "max", None),
 )
+#: A percentile is shown only when at least this many logged latencies lie above it; fewer, and
+#: "p99.9" of a 5% sample is just the slowest transaction that happened to be logged.
+TAIL_LATENCIES_NEEDED = 10
 
 
-def ordered_percentiles(percentiles: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Latency percentiles in reading order (median first, max last), the known ones only."""
+def ordered_percentiles(
+    percentiles: dict[str, Any] | None, source: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Latency percentiles in reading order (median first, max last): the known ones, and of
+    those computed from a log only the ones that enough logged latencies support."""
     percentiles = percentiles or {}
-    return [
-        {"label": label, "ms": percentiles[key]}
-        for key, label in PERCENTILE_LABELS
-        if isinstance(percentiles.get(key), int | float)
-    ]
+    count = (source or {}).get("latencies")
+    shown = []
+    for key, label, fraction in PERCENTILE_LABELS:
+        value = percentiles.get(key)
+        if not isinstance(value, int | float):
+            continue
+        too_few = isinstance(count, int) and fraction is not None
+        if too_few and count * (1 - fraction) < TAIL_LATENCIES_NEEDED:
+            continue
+        shown.append({"label": label, "ms": value})
+    return shown
+
+
+def describe_percentile_source(source: dict[str, Any] | None) -> str | None:
+    """``from 619 logged transactions (about 5% of all)``, when the run file says."""
+    count = (source or {}).get("latencies")
+    if not isinstance(count, int):
+        return None
+    rate = (source or {}).get("sampling_rate")
+    share = ""
+    if isinstance(rate, int | float) and 0 < rate < 1:
+        share = f" (about {rate * 100:.2g}% of all)"
+    return f"from {count:,} logged transactions{share}"
 
 
 def format_figure(value: Any) -> str | None:
@@ -210,7 +234,12 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "tps_including_connections": results.get("tps_including_connections"),
         "latency_avg_ms": results.get("latency_avg_ms"),
         "latency_stddev_ms": results.get("latency_stddev_ms"),
-        "latency_percentiles": ordered_percentiles(results.get("latency_percentiles_ms")),
+        "latency_percentiles": ordered_percentiles(
+            results.get("latency_percentiles_ms"), results.get("latency_percentiles_from")
+        ),
+        "latency_percentiles_source": describe_percentile_source(
+            results.get("latency_percentiles_from")
+        ),
         "failed_transactions": results.get("failed_transactions"),
         "statistic": describe_statistic(results),
         "spread": sample_spread(results),

@@ -15,6 +15,7 @@ from pgbench_kb.derive import (
     derive_site,
     describe_array,
     describe_controller,
+    describe_percentile_source,
     format_figure,
     hugo_date,
     mark_varying_settings,
@@ -99,6 +100,19 @@ def test_percentiles_in_reading_order():
     """Regression: the page listed percentiles in map order (max, min, p50…)."""
     shown = ordered_percentiles({"max": 9.0, "p999": 5.0, "p50": 1.0, "p99": None, "p90": 2.0})
     assert [p["label"] for p in shown] == ["median", "p90", "p99.9", "max"]
+
+
+def test_tail_percentiles_of_a_small_sample_are_not_shown():
+    """Regression: with a 5% log sample, p99.9 rested on a few hundred latencies (it was the
+    max) and was shown as if it meant something."""
+    values = {"p50": 1.0, "p90": 2.0, "p95": 2.5, "p99": 3.0, "p999": 4.0, "max": 4.0}
+    shown = ordered_percentiles(values, {"latencies": 619, "sampling_rate": 0.05})
+    assert [p["label"] for p in shown] == ["median", "p90", "p95", "max"]
+    shown = ordered_percentiles(values, {"latencies": 20_000, "sampling_rate": None})
+    assert [p["label"] for p in shown] == ["median", "p90", "p95", "p99", "p99.9", "max"]
+    assert describe_percentile_source({"latencies": 619, "sampling_rate": 0.052}) == (
+        "from 619 logged transactions (about 5.2% of all)"
+    )
 
 
 def test_unstated_settings_of_transcribed_runs_are_not_called_default():
