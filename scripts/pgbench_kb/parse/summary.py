@@ -271,16 +271,20 @@ class _State:
     statement_script: int | None = None
     last_line: int = 0
 
+    def two_runs(self, what: str, first: int, line: Line) -> ParseError:
+        """The error for a line that a single run's output prints only once, seen twice."""
+        return ParseError(
+            f"the input holds more than one run: {what} is given on lines {first} and "
+            f"{line.number}",
+            path=self.source,
+            line=line.number,
+            hint="give each run's output in its own file",
+        )
+
     def set_once(self, key: str, value: Any, line: Line) -> None:
         """Set a top-level key; a second, different line for the same key means two runs."""
         if key in self.seen:
-            raise ParseError(
-                f"the input holds more than one run: '{key}' is given on lines "
-                f"{self.seen[key]} and {line.number}",
-                path=self.source,
-                line=line.number,
-                hint="give each run's output in its own file",
-            )
+            raise self.two_runs(f"'{key}'", self.seen[key], line)
         self.seen[key] = line.number
         self.result[key] = value
 
@@ -296,13 +300,7 @@ class _State:
     def add_tps(self, label: str, token: str, line: Line) -> None:
         """Keep one ``tps = …`` line by its label; the same label twice means two runs."""
         if label in self.tps:
-            raise ParseError(
-                f"the input holds more than one run: 'tps = … ({label})' is given on lines "
-                f"{self.tps[label][1]} and {line.number}",
-                path=self.source,
-                line=line.number,
-                hint="give each run's output in its own file",
-            )
+            raise self.two_runs(f"'tps = … ({label})'", self.tps[label][1], line)
         self.tps[label] = (num(token, "tps"), line.number, token)
 
 
