@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from checkkit import GOOD
+from checkkit import GOOD, good_run, report_of, write
 from pgbench_kb import check
 from pgbench_kb.check import check_paths, format_report, one_line, run_rules
 from pgbench_kb.runbuild import percentiles_from_log
-from pgbench_kb.runfile import dump_run, load_yaml_file, sha256_bytes
+from pgbench_kb.runfile import sha256_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "parse" / "fixtures"
@@ -23,24 +23,8 @@ TODAY = "20261122"
 DIGITS = "9" * 5000
 
 
-def good_run(name: str = "measured-tpcb") -> dict:
-    return load_yaml_file(GOOD / f"{name}.yaml").data
-
-
 def transcribed() -> dict:
     return good_run("transcribed-figures")
-
-
-def write(root: Path, run: dict, name: str | None = None) -> Path:
-    path = root / "data" / "runs" / f"{name or run['id']}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_run(run), encoding="utf-8")
-    return path
-
-
-def report_of(root: Path, *paths: Path) -> str:
-    text = format_report(check_paths([str(p) for p in paths], root=root))
-    return text.replace(str(root) + "/", "")
 
 
 # 1. integers over 4300 digits ---------------------------------------------------------------

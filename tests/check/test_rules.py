@@ -8,27 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from checkkit import GOOD
+from checkkit import GOOD, good_run, report_of, write
 from pgbench_kb.check import check_paths, format_report, run_rules
-from pgbench_kb.runfile import dump_run, load_yaml_file
 
 TODAY = "20261122"
-
-
-def good_run(name: str = "measured-tpcb") -> dict:
-    return load_yaml_file(GOOD / f"{name}.yaml").data
-
-
-def write(root: Path, run: dict) -> Path:
-    path = root / "data" / "runs" / f"{run['id']}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_run(run), encoding="utf-8")
-    return path
-
-
-def report_of(root: Path, *paths: Path) -> str:
-    text = format_report(check_paths([str(p) for p in paths], root=root))
-    return text.replace(str(root) + "/", "")
 
 
 @pytest.mark.parametrize("name", ["measured-tpcb", "transcribed-figures"])

@@ -121,6 +121,15 @@ def _line_problem(fields: list[str], layout: LogLayout) -> str | None:
     return None
 
 
+def _bad_line(source: LogSource, number: int, layout: LogLayout, problem: str) -> ParseError:
+    return ParseError(
+        f"not a pgbench {layout.kind.replace('_', ' ')} line: {problem}",
+        path=source.name,
+        line=number,
+        hint="the file looks damaged or mixes different files",
+    )
+
+
 def _find_bad_line(sources: Sequence[LogSource], layout: LogLayout) -> ParseError | None:
     for source in sources:
         for number, line in _iter_lines(source):
@@ -128,12 +137,7 @@ def _find_bad_line(sources: Sequence[LogSource], layout: LogLayout) -> ParseErro
                 continue
             problem = _line_problem(line.split(" "), layout)
             if problem is not None:
-                return ParseError(
-                    f"not a pgbench {layout.kind.replace('_', ' ')} line: {problem}",
-                    path=source.name,
-                    line=number,
-                    hint="the file looks damaged or mixes different files",
-                )
+                return _bad_line(source, number, layout, problem)
     return None
 
 
@@ -577,12 +581,7 @@ def parse_aggregate_log(sources: Sequence[LogSource], layout: LogLayout) -> dict
             fields = line.split(" ")
             problem = _line_problem(fields, layout)
             if problem is not None:
-                raise ParseError(
-                    f"not a pgbench aggregate log line: {problem}",
-                    path=source.name,
-                    line=number,
-                    hint="the file looks damaged or mixes different files",
-                )
+                raise _bad_line(source, number, layout, problem)
             values = [int(f) for f in fields]
             problem = _interval_problem(values, "lag_sum_us" in index)
             if problem is not None:
