@@ -345,14 +345,16 @@ bench_trial() {
       bench_session "$BENCH_SESSION" \
       machine "$BENCH_MACHINE" mask_hostnames "$BENCH_MASK_HOSTNAMES"
   } >"$trial_dir/trial.tsv"
+  # The watcher starts before the checkpoint, so that its own start-up is over before pgbench
+  # runs (it waits for pgbench's output file to appear).
+  kb_progress_start "$trial_dir/pgbench.out" "$index" "$total" "$seconds" \
+    "$workload, scale $scale, $settings_name, repeat $repeat/$repeats"
   bench_checkpoint "$trial_dir"
   kb_facts_stats "$trial_dir/stats-before.tsv" "$KB_BENCH_DB" "$BENCH_SERVER_VERSION"
 
   local -a cmd=("$KB_PG_BINDIR/pgbench" "${pgbench_args[@]}" "$(kb_db "$KB_BENCH_DB")")
   printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
   printf 'started_at\t%s\n' "$(kb_utc_iso)" >>"$trial_dir/trial.tsv"
-  kb_progress_start "$trial_dir/pgbench.out" "$index" "$total" "$seconds" \
-    "$workload, scale $scale, $settings_name, repeat $repeat/$repeats"
   local status=0
   bench_run_bg "$trial_dir/pgbench.out" "$trial_dir" "${cmd[@]}" || status=$?
   kb_progress_stop

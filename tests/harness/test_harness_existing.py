@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pty
+import select
 import signal
 import subprocess
 import time
@@ -433,23 +435,102 @@ def test_a_database_left_by_a_killed_bench_is_dropped_by_the_next(
     assert "pgbench_kb" not in server.databases()
 
 
+def run_on_a_terminal(args: list[str], env: dict[str, str], timeout: float) -> tuple[int, str]:
+    """Run ``args`` in a new session whose controlling terminal is a fresh pseudo-terminal (so
+    a prompt would open /dev/tty and wait there, as it does for a user); return its exit
+    status and everything it wrote to the terminal. Killed after ``timeout`` seconds."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: stdin, stdout and stderr are the terminal
+        try:
+            os.execve(args[0], args, env)
+        finally:
+            os._exit(127)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # EIO: the terminal's other side is closed, the child is done
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        else:
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), seen.decode("utf-8", "replace")
+
+
 def test_a_server_that_wants_a_password_fails_fast(bench: Bench, existing_server: ExistingServer):
     """Bug: on a terminal, a server that asks for a password made the bench wait at a prompt.
-    The bench never prompts (psql -w): it stops at once and says where the password goes."""
+    The bench never prompts (psql -w): on a real terminal, it stops at once and says where the
+    password goes."""
     server = existing_server
     server.psql("postgres", "CREATE ROLE kb_locked LOGIN PASSWORD 'secret'")
     hba = server.work / "pgdata" / "pg_hba.conf"
     hba.write_text("local all kb_locked scram-sha-256\n" + hba.read_text(), encoding="utf-8")
     server.psql("postgres", "SELECT pg_reload_conf()")
     started = time.monotonic()
-    done = bench.run(bench.tiny(), **{**server.env(), "PGUSER": "kb_locked"}, timeout=60)
-    assert done.returncode == 1
-    assert time.monotonic() - started < 30
-    assert done.stderr.startswith(
+    status, screen = run_on_a_terminal(
+        bench.args(bench.tiny()), bench.env(**{**server.env(), "PGUSER": "kb_locked"}), 60
+    )
+    assert time.monotonic() - started < 30, screen  # a prompt would have waited the 60 s out
+    assert status == 1, screen
+    assert "Password" not in screen  # nothing asked the terminal for one
+    assert (
         f"error: cannot connect to the server at PGHOST={server.socket_dir} PGPORT=5432: it asks "
         "for a password and none was given ("
-    ), done.stderr
-    assert done.stderr.rstrip().endswith(
-        "put it in PGPASSWORD or a ~/.pgpass file (the bench never prompts)"
+    ) in screen, screen
+    assert "put it in PGPASSWORD or a ~/.pgpass file (the bench never prompts)" in screen
+    assert bench.run_files() == []
+
+
+def test_losing_the_create_database_race_is_named_and_drops_nothing(
+    bench: Bench, existing_server: ExistingServer, tmp_path
+):
+    """Bug: a bench that lost the race to create its database (another bench, or somebody,
+    created it between the bench's look-up and its CREATE DATABASE) stopped with PostgreSQL's
+    bare "already exists". It now says what happened and what to do, and leaves the winner's
+    database alone.
+
+    The race is forced, not hoped for: the bench runs with PG_BINDIR pointing at the real
+    binaries, except that psql first lets the "other bench" (the real psql, on the real server)
+    create the database when it is asked to create it — exactly the window of a real race."""
+    server = existing_server
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for binary in server.bindir.iterdir():
+        (bindir / binary.name).symlink_to(binary)
+    (bindir / "psql").unlink()
+    wrapper = (
+        "#!/usr/bin/env bash\n"
+        'for arg in "$@"; do\n'
+        '  if [[ "$arg" == "CREATE DATABASE "* ]]; then\n'
+        f'    "{server.bindir}/psql" -X -q -d postgres -c "CREATE DATABASE pgbench_kb" >/dev/null\n'
+        f'    "{server.bindir}/psql" -X -q -d pgbench_kb '
+        '-c "CREATE TABLE winner_was_here (id int)" >/dev/null\n'
+        "  fi\n"
+        "done\n"
+        f'exec "{server.bindir}/psql" "$@"\n'
     )
+    (bindir / "psql").write_text(wrapper, encoding="utf-8")
+    (bindir / "psql").chmod(0o755)
+
+    done = bench.run(bench.tiny(seconds=1), **{**server.env(), "PG_BINDIR": str(bindir)})
+
+    assert done.returncode == 1, done.stderr
+    assert (
+        "error: the database 'pgbench_kb' appeared on the server at "
+        in done.stderr.splitlines()[-1]
+    ), done.stderr
+    assert "while this bench was about to create it" in done.stderr
+    assert "Run the bench again once that one ends, or pass --database NAME" in done.stderr
+    assert "already exists" not in done.stderr  # PostgreSQL's bare message is not the message
+    assert "pgbench_kb" in server.databases()  # the winner's database is kept …
+    assert server.psql("pgbench_kb", "SELECT count(*) FROM winner_was_here") == "0"  # … whole
     assert bench.run_files() == []
