@@ -4,7 +4,7 @@ each pair, the median ratio with its interquartile range and a bootstrap 95% int
 or MISSED against the target (0.97); exits 0 either way.
 
     .venv/bin/python tests/perf/bench_harness.py [--pairs 10] [--seconds 5] [--workload select-only]
-    .venv/bin/python tests/perf/bench_harness.py --same-server [--pairs 10]
+    .venv/bin/python tests/perf/bench_harness.py --separate-servers [--pairs 10]
     .venv/bin/python tests/perf/bench_harness.py --flags [--rounds 10]
 
 The harness's runs carry everything it always adds (-P 1, -r, the sampled per-transaction log,
@@ -12,10 +12,12 @@ a live progress watcher, the watchdog) and its own 2 s warm-up after the reset; 
 are plain `pgbench -b W -c 2 -j 2 -T S` against a server started by the same helpers
 (lib/server.sh) with the same settings, initialised at the same scale and warmed up once.
 select-only is the default because it is CPU-bound: any CPU the harness takes shows.
-``--same-server`` runs the harness against the bare runs' own warm server (as an existing
-server: it re-initialises its database each trial) and prepares each bare run the same way
+By default the harness runs against the bare runs' own warm server (as an existing server: it
+re-initialises its database each trial) and each bare run is prepared the same way
 (re-initialised tables, 2 s warm-up), so a pair differs only in what the harness adds, not in
-a fresh server's start or in tables warmed by every earlier run.
+a fresh server's start or in tables warmed by every earlier run. ``--separate-servers`` gives
+the harness a throwaway server of its own, as a user's bench has, against bare runs on a
+server warmed once: that measures the starting points too.
 
 ``--flags`` asks which of pgbench's own options costs what: on one warm server it alternates,
 in a shuffled order per round, bare pgbench with -P 1, with -r, with the sampled --log, and
@@ -112,9 +114,7 @@ class BareServer:
         return done.stdout + done.stderr
 
 
-def harness_tps(
-    profile: Path, tmp: Path, index: int, server: BareServer | None = None
-) -> float:
+def harness_tps(profile: Path, tmp: Path, index: int, server: BareServer | None = None) -> float:
     """The tps bench.sh records: on a throwaway server of its own, or (``server``) on the bare
     runs' server as an existing one (it then re-initialises its own database each trial)."""
     root = tmp / f"root-{index}"
@@ -226,10 +226,10 @@ def main() -> None:
     parser.add_argument("--flags", action="store_true", help="which pgbench option costs what")
     parser.add_argument("--rounds", type=int, default=10, help="rounds of --flags")
     parser.add_argument(
-        "--same-server",
+        "--separate-servers",
         action="store_true",
-        help="run the harness against the bare runs' warm server (as an existing server), so "
-        "only what the harness adds differs, not a fresh server's start",
+        help="the harness on a throwaway server of its own, bare pgbench on a server warmed "
+        "once (default: both on one server, each run prepared alike)",
     )
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="kb-perf-harness.", dir="/tmp"))
@@ -260,15 +260,16 @@ def main() -> None:
         rows = []
         with BareServer(tmp / "bare") as server:
             bare_tps(server, [*bare_args[:3], "--time=2"])  # warm the bare server's caches
-            on = server if args.same_server else None
+            same = not args.separate_servers
+            on = server if same else None
             for index in range(args.pairs):
                 # alternate which goes first, so a drift of the machine favours neither
                 if index % 2:
-                    bare = bare_tps(server, bare_args, as_harness=args.same_server)
+                    bare = bare_tps(server, bare_args, as_harness=same)
                     harness = harness_tps(profile, tmp, index, on)
                 else:
                     harness = harness_tps(profile, tmp, index, on)
-                    bare = bare_tps(server, bare_args, as_harness=args.same_server)
+                    bare = bare_tps(server, bare_args, as_harness=same)
                 rows.append((harness, bare, harness / bare))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -276,7 +277,7 @@ def main() -> None:
     print(
         f"harness overhead: scripts/bench.sh vs bare pgbench ({args.workload}, scale 1, "
         f"-c {args.clients} -j {args.threads} -T {args.seconds}), {args.pairs} alternations"
-        + (", the harness on the bare runs' server" if args.same_server else "")
+        + (", on separate servers" if args.separate_servers else ", one server, prepared alike")
     )
     for index, (harness, bare, ratio) in enumerate(rows, 1):
         print(
