@@ -122,7 +122,8 @@ site_main() {
     --cacheDir "$root/build/cache/hugo" --logLevel warn --panicOnWarning >/dev/null
   site_stage Hugo "$start"
   start="$(site_now)"
-  "$bin/python" -m pagefind_bin --site "$staging" --silent
+  # Pagefind, then its filter index rewritten in a fixed order (two builds: identical files).
+  "$bin/kb" index "$staging" >/dev/null
   site_stage Pagefind "$start"
   rm -rf "$root/public"
   mv "$staging" "$root/public"

@@ -306,6 +306,22 @@ def _run_docgen(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# kb index
+
+
+def _configure_index(p: argparse.ArgumentParser) -> None:
+    p.add_argument("site", type=Path, metavar="SITE", help="the folder Hugo wrote (public/)")
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    from pgbench_kb.publish import search_index
+
+    done = search_index.build(args.site)
+    print(f"search index: {args.site}/pagefind ({done.filters} filter(s) in a fixed order)")
+    return 0
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "parse",
@@ -360,6 +376,13 @@ COMMANDS: tuple[Command, ...] = (
         "  kb check --root kb-synth kb-synth/runs kb-synth/content/hardware",
         _configure_synth,
         _run_synth,
+    ),
+    Command(
+        "index",
+        "index a site Hugo built for search (Pagefind), byte-stable from build to build",
+        "kb derive && hugo && kb index public",
+        _configure_index,
+        _run_index,
     ),
     Command(
         "docgen",

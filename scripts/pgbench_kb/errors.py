@@ -78,3 +78,7 @@ class UsageError(KbError):
     """The command line itself is wrong."""
 
     exit_status = 2
+
+
+class SearchIndexError(KbError):
+    """``kb index`` cannot build or rewrite the site's search index (Pagefind)."""

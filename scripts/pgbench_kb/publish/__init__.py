@@ -1,0 +1,1 @@
+"""Publish: what happens to the site after Hugo laid it out (the search index)."""

@@ -1,0 +1,188 @@
+"""The search index of a built site: Pagefind, then its filter index put in a fixed order.
+
+Pagefind (1.5) collects filter values in hash maps seeded at random, so two indexings of the
+same pages write the filter files (``pagefind/filter/*.pf_filter``) with their values in a
+different order, hence under different names, and the metadata file
+(``pagefind.<hash>.pf_meta``) lists the filters in a different order (Pagefind issue #638). The
+search itself does not depend on either order: Pagefind's web code reads filter values into
+a sorted map and filter names into a map. So after Pagefind ran, ``stabilize`` rewrites these
+files with values and filters sorted by name, names them by the hash of their new bytes as
+Pagefind does (so a browser cache never mixes two versions), and points
+``pagefind-entry.json`` at the new metadata file. Every other file is left as Pagefind wrote it.
+
+Each rewritten file is first read back and re-encoded unchanged; if that does not give the
+bytes Pagefind wrote (a Pagefind upgrade changed the format), nothing is rewritten and
+``SearchIndexError`` says so.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pgbench_kb.errors import SearchIndexError
+from pgbench_kb.publish import cbor
+
+#: Every Pagefind index file starts with this, inside its gzip compression.
+SIGNATURE = b"pagefind_dcd"
+#: The Pagefind version whose formats this module was written against (requirements.lock).
+KNOWN_VERSION = "1.5.2"
+#: Positions in the metadata record (``MetaIndex`` in Pagefind's index_metadata.rs; 1.5 adds a
+#: sixth, the meta field names, written in order already).
+META_FILTERS, META_SORTS = 3, 4
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """What ``stabilize`` did: filter files written, and files (old names) removed."""
+
+    filters: int
+    removed: int
+
+
+def pagefind_executable() -> Path:
+    """The Pagefind binary of the ``pagefind_bin`` wheel (its Python wrapper prints a banner)."""
+    import pagefind_bin
+
+    return pagefind_bin.get_executable()
+
+
+def run_pagefind(site: Path) -> None:
+    """Index ``site`` (a folder Hugo wrote) into ``site/pagefind/``; Pagefind's own errors go
+    to stderr as it writes them."""
+    done = subprocess.run([str(pagefind_executable()), "--site", str(site), "--silent"])
+    if done.returncode != 0:
+        raise SearchIndexError(
+            f"Pagefind failed (exit status {done.returncode})",
+            path=str(site),
+            hint="its message is above",
+        )
+
+
+def pagefind_hash(data: bytes) -> str:
+    """Pagefind's ``full_hash``: SHA-1 with each byte written as hex without a leading zero."""
+    return "".join(format(byte, "x") for byte in hashlib.sha1(data).digest())
+
+
+def read_index_file(path: Path) -> cbor.Item:
+    """The CBOR record of a Pagefind ``.pf_meta`` or ``.pf_filter`` file, checked to
+    re-encode to the very bytes Pagefind wrote."""
+    try:
+        data = gzip.decompress(path.read_bytes())
+    except (OSError, EOFError) as exc:
+        raise SearchIndexError(f"cannot read: {exc}", path=str(path)) from exc
+    if not data.startswith(SIGNATURE):
+        raise SearchIndexError("not a Pagefind index file (no signature)", path=str(path))
+    body = data[len(SIGNATURE) :]
+    try:
+        item = cbor.decode(body)
+    except (cbor.CborError, UnicodeDecodeError) as exc:
+        raise SearchIndexError(f"unexpected Pagefind format: {exc}", path=str(path)) from exc
+    if cbor.encode(item) != body:
+        raise SearchIndexError(
+            "unexpected Pagefind format: the file does not re-encode to the same bytes",
+            path=str(path),
+            hint=f"this code reads Pagefind {KNOWN_VERSION}'s format",
+        )
+    return item
+
+
+def write_index_file(path: Path, item: cbor.Item) -> None:
+    """``item`` as Pagefind writes it: signature + CBOR, gzip-compressed (no time stamp)."""
+    path.write_bytes(gzip.compress(SIGNATURE + cbor.encode(item), compresslevel=9, mtime=0))
+
+
+def short_name(language: str, data: bytes, taken: set[str]) -> str:
+    """``en_1a2b3c4`` for a filter file, lengthened while another file has it (as Pagefind)."""
+    full = f"{language}_{pagefind_hash(data)}"
+    length = len(language) + 8
+    while full[:length] in taken and length < len(full):
+        length += 1
+    return full[:length]
+
+
+def _sorted_filter(record: Any, path: Path) -> list[Any]:
+    """A filter record ``[name, [[value, [pages]], …]]`` with its values sorted."""
+    if not (isinstance(record, list) and len(record) == 2 and isinstance(record[1], list)):
+        raise SearchIndexError("unexpected Pagefind filter record", path=str(path))
+    name, values = record
+    return [name, sorted(values, key=lambda pair: pair[0])]
+
+
+def stabilize_language(bundle: Path, language: str, meta_hash: str) -> tuple[str, int, int]:
+    """Rewrite one language's filter files and metadata; return the new metadata hash, the
+    number of filter files written and of files removed."""
+    meta_path = bundle / f"pagefind.{meta_hash}.pf_meta"
+    meta = read_index_file(meta_path)
+    if not (isinstance(meta, list) and len(meta) >= 5 and isinstance(meta[0], str)):
+        raise SearchIndexError("unexpected Pagefind metadata record", path=str(meta_path))
+    old_files = {meta_path}
+    new_filters: list[list[str]] = []
+    written: dict[Path, cbor.Item] = {}
+    taken: set[str] = set()
+    for name, filter_hash in sorted(meta[META_FILTERS], key=lambda pair: pair[0]):
+        path = bundle / "filter" / f"{filter_hash}.pf_filter"
+        record = _sorted_filter(read_index_file(path), path)
+        new_hash = short_name(language, cbor.encode(record), taken)
+        taken.add(new_hash)
+        old_files.add(path)
+        written[bundle / "filter" / f"{new_hash}.pf_filter"] = record
+        new_filters.append([name, new_hash])
+    meta[META_FILTERS] = new_filters
+    meta[META_SORTS] = sorted(meta[META_SORTS], key=lambda pair: pair[0])
+    new_meta_hash = f"{language}_{pagefind_hash(cbor.encode(meta))[: len(language) + 8]}"
+    new_meta_path = bundle / f"pagefind.{new_meta_hash}.pf_meta"
+    written[new_meta_path] = meta
+    removed = old_files - set(written)
+    for path in removed:
+        path.unlink()
+    for path, item in written.items():
+        write_index_file(path, item)
+    return new_meta_hash, len(new_filters), len(removed)
+
+
+def stabilize(bundle: Path) -> Rewritten:
+    """Put the filter index of the Pagefind bundle ``bundle`` (``public/pagefind``) in a fixed
+    order; see the module's docstring."""
+    entry_path = bundle / "pagefind-entry.json"
+    try:
+        text = entry_path.read_text(encoding="utf-8")
+        entry = json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise SearchIndexError(f"cannot read: {exc}", path=str(entry_path)) from exc
+    if _entry_text(entry) != text:
+        raise SearchIndexError(
+            "unexpected Pagefind format: the file does not re-encode to the same text",
+            path=str(entry_path),
+            hint=f"this code reads Pagefind {KNOWN_VERSION}'s format",
+        )
+    filters = removed = 0
+    for language, info in entry.get("languages", {}).items():
+        info["hash"], written, gone = stabilize_language(bundle, language, info["hash"])
+        filters += written
+        removed += gone
+    entry_path.write_text(_entry_text(entry), encoding="utf-8")
+    return Rewritten(filters=filters, removed=removed)
+
+
+def _entry_text(entry: dict[str, Any]) -> str:
+    """``pagefind-entry.json`` as Pagefind writes it (serde_json: compact, UTF-8)."""
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
+
+def build(site: Path) -> Rewritten:
+    """Index ``site`` with Pagefind into ``site/pagefind/`` (replaced whole) and make the
+    result byte-stable."""
+    if not site.is_dir():
+        raise SearchIndexError("no such folder", path=str(site), hint="build it with Hugo first")
+    bundle = site / "pagefind"
+    # Pagefind adds to an existing bundle and never removes a file of an earlier run.
+    shutil.rmtree(bundle, ignore_errors=True)
+    run_pagefind(site)
+    return stabilize(bundle)
