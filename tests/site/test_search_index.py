@@ -1,0 +1,174 @@
+"""`kb index`: the real Pagefind on a site the real Hugo built, then its filter index rewritten
+in a fixed order, so that two builds of the same data give identical files (Pagefind issue
+#638: its filter files and metadata came out in hash-map order)."""
+
+from __future__ import annotations
+
+import filecmp
+import gzip
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kbtest import REPO, build_site, run_kb
+from pgbench_kb.errors import SearchIndexError
+from pgbench_kb.publish import cbor, search_index
+
+pytestmark = pytest.mark.site
+
+
+@pytest.mark.parametrize(
+    ("item", "hex_bytes"),
+    [
+        (0, "00"),
+        (23, "17"),
+        (24, "1818"),
+        (255, "18ff"),
+        (256, "190100"),
+        (65536, "1a00010000"),
+        (2**32, "1b0000000100000000"),
+        ("", "60"),
+        ("ü", "62c3bc"),
+        ([], "80"),
+        ([1, [2, 3]], "8201820203"),
+        (["a" * 24], "817818" + "61" * 24),
+    ],
+)
+def test_cbor_writes_the_shortest_form_and_reads_it_back(item, hex_bytes):
+    data = bytes.fromhex(hex_bytes)
+    assert cbor.encode(item) == data
+    assert cbor.decode(data) == item
+
+
+@pytest.mark.parametrize(
+    "hex_bytes",
+    ["a0", "20", "f6", "0000", "62c3", "9f", "1c"],
+    ids=["map", "negative", "null", "trailing", "truncated", "indefinite", "reserved"],
+)
+def test_cbor_refuses_what_pagefind_does_not_write(hex_bytes):
+    with pytest.raises(cbor.CborError):
+        cbor.decode(bytes.fromhex(hex_bytes))
+
+
+@pytest.fixture(scope="module")
+def hugo_site(tmp_path_factory) -> Path:
+    """The day-one data built once (Hugo + `kb index`); returned without its pagefind/."""
+    root = tmp_path_factory.mktemp("index") / "kb"
+    root.mkdir()
+    for name in ("config.toml", "layouts", "static", "content", "data"):
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    public = build_site(root)
+    site = root.parent / "hugo-only"
+    shutil.copytree(public, site, ignore=shutil.ignore_patterns("pagefind"))
+    return site
+
+
+def copy_of(site: Path, name: str) -> Path:
+    target = site.parent / name
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(site, target)
+    return target
+
+
+def pagefind_alone(site: Path) -> None:
+    exe = search_index.pagefind_executable()
+    subprocess.run([str(exe), "--site", str(site), "--silent"], check=True)
+
+
+def differing(a: Path, b: Path) -> list[str]:
+    names = {p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
+    names |= {p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file()}
+    return sorted(
+        n
+        for n in names
+        if not ((a / n).is_file() and (b / n).is_file() and filecmp.cmp(a / n, b / n, False))
+    )
+
+
+def read(path: Path):
+    return cbor.decode(gzip.decompress(path.read_bytes())[len(search_index.SIGNATURE) :])
+
+
+def index_content(bundle: Path) -> dict:
+    """What a search can see: each filter's values and pages, the sort orders, the pages."""
+    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+    meta_hash = entry["languages"]["en"]["hash"]
+    meta = read(bundle / f"pagefind.{meta_hash}.pf_meta")
+    filters = {}
+    for name, filter_hash in meta[3]:
+        record = read(bundle / "filter" / f"{filter_hash}.pf_filter")
+        assert record[0] == name
+        filters[name] = {value: pages for value, pages in record[1]}
+    return {"pages": meta[1], "chunks": meta[2], "filters": filters, "sorts": dict(meta[4])}
+
+
+def test_pagefind_alone_still_writes_its_filter_index_in_arbitrary_order(hugo_site):
+    """Why `kb index` exists: if this fails, Pagefind fixed issue #638 and the rewrite can go."""
+    a, b = copy_of(hugo_site, "raw-a"), copy_of(hugo_site, "raw-b")
+    pagefind_alone(a)
+    pagefind_alone(b)
+    changed = differing(a, b)
+    assert changed and all(n.startswith("pagefind/") for n in changed)
+    assert "pagefind/pagefind-entry.json" in changed
+
+
+def test_two_indexings_of_the_same_pages_are_identical(hugo_site):
+    """Regression (Pagefind issue #638): the filter index differed between two builds."""
+    a, b = copy_of(hugo_site, "kb-a"), copy_of(hugo_site, "kb-b")
+    for site in (a, b):
+        done = run_kb("index", str(site))
+        assert done.returncode == 0, done.stderr
+        assert "9 filter(s) in a fixed order" in done.stdout
+    assert differing(a, b) == []
+    assert len(list((a / "pagefind" / "filter").iterdir())) == 9
+
+
+def test_the_rewrite_keeps_everything_a_search_sees(hugo_site):
+    raw, fixed = copy_of(hugo_site, "raw"), copy_of(hugo_site, "fixed")
+    pagefind_alone(raw)
+    pagefind_alone(fixed)
+    before = index_content(raw / "pagefind")
+    search_index.stabilize(fixed / "pagefind")
+    after = index_content(fixed / "pagefind")
+    assert after == before
+    assert {"postgresql", "raid level", "origin", "machine"} <= set(after["filters"])
+    assert len(after["sorts"]["tps"]) > 100
+    # In order, named by their content, nothing left over.
+    bundle = fixed / "pagefind"
+    entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+    meta = read(bundle / f"pagefind.{entry['languages']['en']['hash']}.pf_meta")
+    assert [name for name, _ in meta[3]] == sorted(name for name, _ in meta[3])
+    for _, filter_hash in meta[3]:
+        record = read(bundle / "filter" / f"{filter_hash}.pf_filter")
+        values = [value for value, _ in record[1]]
+        assert values == sorted(values)
+        body = cbor.encode(record)
+        assert filter_hash == "en_" + search_index.pagefind_hash(body)[:7]
+    assert sorted(p.stem for p in (bundle / "filter").iterdir()) == sorted(h for _, h in meta[3])
+    assert len(list(bundle.glob("*.pf_meta"))) == 1
+
+
+def test_a_format_it_does_not_know_is_one_line_and_nothing_is_rewritten(hugo_site):
+    site = copy_of(hugo_site, "odd")
+    pagefind_alone(site)
+    bundle = site / "pagefind"
+    meta = next(bundle.glob("*.pf_meta"))
+    # A CBOR map where Pagefind writes an array: what a format change would look like.
+    meta.write_bytes(gzip.compress(search_index.SIGNATURE + bytes.fromhex("a0"), mtime=0))
+    before = {p: p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
+    with pytest.raises(SearchIndexError) as caught:
+        search_index.stabilize(bundle)
+    assert str(caught.value).startswith(f"{meta}: unexpected Pagefind format")
+    assert {p: p.read_bytes() for p in bundle.rglob("*") if p.is_file()} == before
+
+
+def test_kb_index_of_a_missing_folder_is_one_line(tmp_path):
+    done = run_kb("index", str(tmp_path / "public"))
+    assert done.returncode == 1
+    assert (
+        done.stderr == f"error: {tmp_path / 'public'}: no such folder (build it with Hugo first)\n"
+    )
