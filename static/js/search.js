@@ -8,7 +8,8 @@
      A filter's counts are those of the results with every other filter applied.
    - Ordered by tps, only pages that carry a tps are listed (run and configuration pages).
    - The state is kept in the address (?q=…&sort=desc&f=name:value), so a result's back
-     button returns to the same list. */
+     button returns to the same list.
+   - #search's data-done holds the number of the last search whose results are all shown. */
 (function () {
   "use strict";
   var here = document.currentScript.src;
@@ -192,22 +193,30 @@
     var filters = ticked();
     remember(term, sort, filters);
     list.textContent = "";
+    list.removeAttribute("aria-busy");
     pending = [];
     more.hidden = true;
     if (!term && !sort && !Object.keys(filters).length) {
       status.textContent = "Type words, tick a filter or choose an order.";
       showCounts(totals);
+      root.dataset.done = String(id);
       return Promise.resolve();
     }
     var options = { filters: filters };
     if (sort) { options.sort = { tps: sort }; }
     status.textContent = "Searching…";
+    list.setAttribute("aria-busy", "true");
     return pagefind.search(term || null, options).then(function (found) {
       if (id !== latest) { return; }
       pending = found.results.slice();
-      status.textContent = describe(found.results.length, term, sort);
       return Promise.all([showMore(id), facetCounts(term, filters, found.filters)])
-        .then(function (done) { if (id === latest) { showCounts(done[1]); } });
+        .then(function (done) {
+          if (id !== latest) { return; }
+          showCounts(done[1]);
+          status.textContent = describe(found.results.length, term, sort);
+          list.removeAttribute("aria-busy");
+          root.dataset.done = String(id);
+        });
     });
   }
 

@@ -35,8 +35,8 @@ def test_search_finds_the_hardware_note_offline(project_root, browser):
         requests: list[str] = []
         page.on("request", lambda request: requests.append(request.url))
         page.goto(base + "search/")
-        page.fill(".pagefind-ui__search-input", "test machine")
-        results = page.locator(".pagefind-ui__result-link")
+        page.fill("#search-q", "test machine")
+        results = page.locator("#search-results a")
         results.first.wait_for(timeout=10_000)
         assert "Test server" in results.all_inner_texts()
         assert [url for url in requests if not url.startswith(base)] == []

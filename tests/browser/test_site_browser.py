@@ -111,12 +111,12 @@ def test_search_finds_filters_and_opens_results(public, browser, prefix):
         page = browser.new_page()
         watch = Watch(page, base)
         page.goto(base + "search/?q=tpcb")
-        results = page.locator(".pagefind-ui__result-link")
+        results = page.locator("#search-results a")
         results.first.wait_for(timeout=15_000)
-        before = page.locator(".pagefind-ui__message").inner_text()
+        before = page.locator("#search-status").inner_text()
         # Filters by keyboard: open the "Origin" block, tick "transcribed" with the space bar.
-        origin = page.locator("details.pagefind-ui__filter-block", has_text="Origin")
-        summaries = page.locator("summary.pagefind-ui__filter-name")
+        origin = page.locator("details.search-filter", has_text="Origin")
+        summaries = page.locator(".search-filter summary")
         page.wait_for_function("() => document.querySelectorAll('summary').length >= 9")
         assert {s.lower() for s in summaries.all_text_contents()} >= {
             "postgresql", "raid level", "wal placement", "write cache", "os", "filesystem",
@@ -124,11 +124,11 @@ def test_search_finds_filters_and_opens_results(public, browser, prefix):
         }  # fmt: skip
         origin.locator("summary").focus()
         page.keyboard.press("Enter")
-        box = origin.locator("input.pagefind-ui__filter-checkbox").first
+        box = origin.locator("input[type=checkbox]").last
         box.focus()
         page.keyboard.press("Space")
         page.wait_for_function(
-            "m => document.querySelector('.pagefind-ui__message').innerText !== m", arg=before
+            "m => document.querySelector('#search-status').innerText !== m", arg=before
         )
         href = results.first.get_attribute("href")
         assert href.startswith(f"/{prefix}/" if prefix else "/") and "/runs/" in href
@@ -144,7 +144,7 @@ def test_home_search_box_hands_the_query_to_search(public, browser):
         page.goto(base)
         page.fill("#home-q", "commit_delay")
         page.keyboard.press("Enter")
-        page.locator(".pagefind-ui__result-link").first.wait_for(timeout=15_000)
+        page.locator("#search-results a").first.wait_for(timeout=15_000)
         assert page.url.startswith(base + "search/")
 
 

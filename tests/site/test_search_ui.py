@@ -1,0 +1,236 @@
+"""The search page in real headless Chromium (Debian's, driven by Playwright) on a site built
+by the real Hugo and `kb index` (Pagefind, filter index rewritten in a fixed order): the day-one
+data plus a run whose free-text fields carry script payloads, served at a server's root and
+under a sub-path (/kb/)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kbtest import REPO, SITE_SOURCES, build_site, import_payload_run, serve, serve_under
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+NARROW = {"width": 360, "height": 740}
+PREFIXES = pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"])
+
+
+@pytest.fixture(scope="module")
+def public(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("search-ui") / "kb"
+    root.mkdir()
+    for name in (*SITE_SOURCES, "data"):
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    import_payload_run(root)
+    return build_site(root)
+
+
+def served(public: Path, prefix: str):
+    return serve_under(public, prefix) if prefix else serve(public)
+
+
+def watch(page, base: str) -> list[str]:
+    """Collects what the page must not do: console errors or warnings, failed or 4xx/5xx
+    requests, requests leaving the site."""
+    problems: list[str] = []
+    origin = "/".join(base.split("/", 3)[:3]) + "/"
+    page.on(
+        "console",
+        lambda m: m.type in {"error", "warning"} and problems.append(f"console: {m.text}"),
+    )
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
+    page.on(
+        "request",
+        lambda r: r.url.startswith((origin, "data:")) or problems.append(f"outside: {r.url}"),
+    )
+    return problems
+
+
+def done_so_far(page) -> int:
+    return int(page.locator("#search").get_attribute("data-done") or 0)
+
+
+def settled(page, before: int = 0) -> str:
+    """Wait until a search later than number ``before`` has shown all its results (the page
+    counts them in #search's data-done); return the status line."""
+    page.wait_for_function(
+        "n => +(document.getElementById('search').dataset.done || 0) > n",
+        arg=before,
+        timeout=15_000,
+    )
+    return page.locator("#search-status").inner_text()
+
+
+def after(page, action) -> str:
+    """Do ``action`` (which starts a search) and return the status line once it answered."""
+    before = done_so_far(page)
+    action()
+    return settled(page, before)
+
+
+def count_of(status: str) -> int:
+    match = re.match(r"(\d+) pages?", status)
+    assert match, status
+    return int(match.group(1))
+
+
+def tps_shown(page) -> list[float]:
+    """The tps figures as the reader sees them (``45,314 tps``)."""
+    texts = page.locator("#search-results li .tps").all_inner_texts()
+    return [float(t.removesuffix(" tps").replace(",", "")) for t in texts]
+
+
+def choose_order_by_keyboard(page, value: str) -> None:
+    """Focus the order menu by Tab from the words box and pick ``value`` with arrow keys."""
+    page.locator("#search-q").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "search-sort"
+    wanted = ["", "desc", "asc"].index(value)
+    current = ["", "desc", "asc"].index(page.locator("#search-sort").input_value())
+    for _ in range(abs(wanted - current)):
+        page.keyboard.press("ArrowDown" if wanted > current else "ArrowUp")
+    assert page.locator("#search-sort").input_value() == value
+
+
+@PREFIXES
+def test_order_by_tps_lists_the_figures_high_to_low_and_low_to_high(public, browser, prefix):
+    with served(public, prefix) as base:
+        page = browser.new_page()
+        problems = watch(page, base)
+        page.goto(base + "search/")
+        assert settled(page) == "Type words, tick a filter or choose an order."
+        status = after(page, lambda: choose_order_by_keyboard(page, "desc"))
+        # An empty search with an order set lists every page that has a tps.
+        assert status.endswith("with a tps, highest first"), status
+        total = count_of(status)
+        assert total > 150
+        high_first = tps_shown(page)
+        assert len(high_first) == 20
+        assert high_first == sorted(high_first, reverse=True)
+        assert high_first[0] > high_first[-1]
+        # The next results continue the order.
+        page.locator("#search-more").click()
+        page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 20")
+        # The first of the new results has the focus (the button went away).
+        assert page.evaluate(
+            "document.activeElement.closest('li') === "
+            "document.querySelectorAll('#search-results li')[20]"
+        )
+        longer = tps_shown(page)
+        assert longer == sorted(longer, reverse=True) and longer[:20] == high_first
+        status = after(page, lambda: choose_order_by_keyboard(page, "asc"))
+        assert count_of(status) == total and status.endswith("lowest first")
+        low_first = tps_shown(page)
+        assert low_first == sorted(low_first) and low_first[0] < high_first[-1]
+        assert "sort=asc" in page.url
+        # Words and an order together: only matching pages, still in tps order.
+        narrowed = count_of(after(page, lambda: page.fill("#search-q", "tpcb")))
+        assert 0 < narrowed < total
+        figures = tps_shown(page)
+        assert figures == sorted(figures)
+        link = page.locator("#search-results a").first.get_attribute("href")
+        assert link.startswith(f"/{prefix}/" if prefix else "/")
+        assert problems == []
+
+
+@PREFIXES
+def test_filters_narrow_by_keyboard_with_counts(public, browser, prefix):
+    with served(public, prefix) as base:
+        page = browser.new_page()
+        problems = watch(page, base)
+        page.goto(base + "search/?q=tpcb")
+        everything = count_of(settled(page))
+        summaries = page.locator(".search-filter summary").all_inner_texts()
+        assert summaries == [
+            "PostgreSQL", "RAID level", "WAL placement", "Write cache", "OS", "Filesystem",
+            "Workload", "Origin", "Machine",
+        ]  # fmt: skip
+        origin = page.locator("details.search-filter", has_text="Origin")
+        origin.locator("summary").focus()
+        page.keyboard.press("Enter")
+        transcribed = origin.locator("label", has_text="transcribed")
+        shown_count = int(re.search(r"\((\d+)\)", transcribed.inner_text()).group(1))
+        transcribed.locator("input").focus()
+        narrowed = count_of(after(page, lambda: page.keyboard.press("Space")))
+        assert 0 < narrowed < everything
+        assert narrowed == shown_count
+        assert "f=origin%3Atranscribed" in page.url
+        # A second filter narrows further; its counts are those of the narrowed results.
+        version = page.locator("details.search-filter", has_text="PostgreSQL")
+        version.locator("summary").click()
+        option = version.locator("label", has_text="PostgreSQL 8.2")
+        expected = int(re.search(r"\((\d+)\)", option.inner_text()).group(1))
+        assert 0 < expected < narrowed
+        assert count_of(after(page, option.locator("input").check)) == expected
+        # Two values of one filter are alternatives: their results add up.
+        after(page, option.locator("input").uncheck)
+        measured = origin.locator("label", has_text="measured")
+        also = int(re.search(r"\((\d+)\)", measured.inner_text()).group(1))
+        assert count_of(after(page, measured.locator("input").check)) == narrowed + also
+        assert problems == []
+
+
+def test_an_empty_search_with_a_filter_lists_results_and_the_address_restores_it(public, browser):
+    with serve(public) as base:
+        page = browser.new_page()
+        problems = watch(page, base)
+        page.goto(base + "search/?f=origin:transcribed&sort=desc")
+        status = settled(page)
+        assert count_of(status) > 20 and status.endswith("highest first")
+        assert page.locator("details.search-filter[open] summary").inner_text() == "Origin"
+        assert page.locator("#search-sort").input_value() == "desc"
+        assert page.locator("#search-results li").count() == 20
+        page.locator("#search-results a").first.click()
+        page.wait_for_load_state("networkidle")
+        assert page.locator("dl.run-figures").count() + page.locator("table.data").count() >= 1
+        page.go_back()
+        assert count_of(settled(page)) == count_of(status)
+        assert problems == []
+
+
+def test_text_from_the_index_is_shown_as_text(public, browser):
+    """The payload run's notes hold <script> and an <img onerror>: found by search, they are
+    shown as written, and only Pagefind's <mark> becomes an element."""
+    with serve(public) as base:
+        page = browser.new_page()
+        problems = watch(page, base)
+        page.goto(base + "search/?q=pwned")
+        assert count_of(settled(page)) >= 1
+        results = page.locator("#search-results")
+        assert "window.__kb_pwned" in results.inner_text()
+        tags = results.evaluate(
+            "r => [...new Set([...r.querySelectorAll('*')].map(e => e.tagName.toLowerCase()))]"
+        )
+        assert set(tags) <= {"li", "div", "a", "span", "p", "mark"}, tags
+        assert results.locator("mark").count() >= 1
+        assert page.evaluate("typeof window.__kb_pwned") == "undefined"
+        assert problems == []
+
+
+def test_search_page_is_readable_at_360_px(public, browser):
+    with serve(public) as base:
+        page = browser.new_page(viewport=NARROW)
+        page.goto(base + "search/?q=raid&sort=desc")
+        settled(page)
+        for summary in page.locator(".search-filter summary").all():
+            summary.click()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= NARROW["width"], f"{width} px wide"
+        assert page.locator("#search-results li").first.is_visible()
+
+
+def test_without_javascript_the_page_points_to_the_explorer(public, browser):
+    with serve(public) as base:
+        context = browser.new_context(java_script_enabled=False)
+        page = context.new_page()
+        page.goto(base + "search/")
+        assert not page.locator("#search").is_visible()
+        assert page.locator("main a", has_text="results explorer").is_visible()
+        context.close()
