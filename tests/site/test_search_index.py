@@ -150,19 +150,29 @@ def test_the_rewrite_keeps_everything_a_search_sees(hugo_site):
         assert filter_hash == "en_" + search_index.pagefind_hash(body)[:7]
     assert sorted(p.stem for p in (bundle / "filter").iterdir()) == sorted(h for _, h in meta[3])
     assert len(list(bundle.glob("*.pf_meta"))) == 1
+    assert list(bundle.rglob(".*.tmp")) == []
 
 
-def test_a_format_it_does_not_know_is_one_line_and_nothing_is_rewritten(hugo_site):
+@pytest.mark.parametrize("which", ["metadata", "last filter"])
+def test_a_format_it_does_not_know_is_one_line_and_nothing_is_rewritten(hugo_site, which):
+    """Everything is read before anything is written: a bad last filter file leaves the
+    metadata and the other filter files as Pagefind wrote them."""
     site = copy_of(hugo_site, "odd")
     pagefind_alone(site)
     bundle = site / "pagefind"
-    meta = next(bundle.glob("*.pf_meta"))
+    if which == "metadata":
+        bad = next(bundle.glob("*.pf_meta"))
+    else:
+        entry = json.loads((bundle / "pagefind-entry.json").read_text(encoding="utf-8"))
+        meta = read(bundle / f"pagefind.{entry['languages']['en']['hash']}.pf_meta")
+        last = max(meta[3])[1]  # sorted by name, the last one read
+        bad = bundle / "filter" / f"{last}.pf_filter"
     # A CBOR map where Pagefind writes an array: what a format change would look like.
-    meta.write_bytes(gzip.compress(search_index.SIGNATURE + bytes.fromhex("a0"), mtime=0))
+    bad.write_bytes(gzip.compress(search_index.SIGNATURE + bytes.fromhex("a0"), mtime=0))
     before = {p: p.read_bytes() for p in bundle.rglob("*") if p.is_file()}
     with pytest.raises(SearchIndexError) as caught:
         search_index.stabilize(bundle)
-    assert str(caught.value).startswith(f"{meta}: unexpected Pagefind format")
+    assert str(caught.value).startswith(f"{bad}: unexpected Pagefind format")
     assert {p: p.read_bytes() for p in bundle.rglob("*") if p.is_file()} == before
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -93,9 +94,16 @@ def read_index_file(path: Path) -> cbor.Item:
     return item
 
 
-def write_index_file(path: Path, item: cbor.Item) -> None:
+def _write_atomic(path: Path, data: bytes) -> None:
+    """``data`` into ``path`` whole or not at all (a temporary file renamed into place)."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def index_file_bytes(item: cbor.Item) -> bytes:
     """``item`` as Pagefind writes it: signature + CBOR, gzip-compressed (no time stamp)."""
-    path.write_bytes(gzip.compress(SIGNATURE + cbor.encode(item), compresslevel=9, mtime=0))
+    return gzip.compress(SIGNATURE + cbor.encode(item), compresslevel=9, mtime=0)
 
 
 def short_name(language: str, data: bytes, taken: set[str]) -> str:
@@ -107,49 +115,70 @@ def short_name(language: str, data: bytes, taken: set[str]) -> str:
     return full[:length]
 
 
+def _is_pairs(items: Any, second: type) -> bool:
+    """Whether ``items`` is a list of ``[str, second]`` pairs."""
+    return isinstance(items, list) and all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], str)
+        and isinstance(pair[1], second)
+        for pair in items
+    )
+
+
 def _sorted_filter(record: Any, path: Path) -> list[Any]:
     """A filter record ``[name, [[value, [pages]], …]]`` with its values sorted."""
-    if not (isinstance(record, list) and len(record) == 2 and isinstance(record[1], list)):
+    if not (isinstance(record, list) and len(record) == 2 and _is_pairs(record[1], list)):
         raise SearchIndexError("unexpected Pagefind filter record", path=str(path))
     name, values = record
     return [name, sorted(values, key=lambda pair: pair[0])]
 
 
-def stabilize_language(bundle: Path, language: str, meta_hash: str) -> tuple[str, int, int]:
-    """Rewrite one language's filter files and metadata; return the new metadata hash, the
-    number of filter files written and of files removed."""
+@dataclass
+class _Plan:
+    """One language's rewrite, worked out before anything is written."""
+
+    meta_hash: str
+    writes: dict[Path, cbor.Item]
+    old: set[Path]
+
+
+def plan_language(bundle: Path, language: str, meta_hash: str) -> _Plan:
+    """Read one language's metadata and filter files; return what to write in their place."""
     meta_path = bundle / f"pagefind.{meta_hash}.pf_meta"
     meta = read_index_file(meta_path)
-    if not (isinstance(meta, list) and len(meta) >= 5 and isinstance(meta[0], str)):
+    if not (
+        isinstance(meta, list)
+        and len(meta) >= 5
+        and isinstance(meta[0], str)
+        and _is_pairs(meta[META_FILTERS], str)
+        and _is_pairs(meta[META_SORTS], list)
+    ):
         raise SearchIndexError("unexpected Pagefind metadata record", path=str(meta_path))
-    old_files = {meta_path}
-    new_filters: list[list[str]] = []
-    written: dict[Path, cbor.Item] = {}
+    old = {meta_path}
+    new_filters: list[cbor.Item] = []
+    writes: dict[Path, cbor.Item] = {}
     taken: set[str] = set()
     for name, filter_hash in sorted(meta[META_FILTERS], key=lambda pair: pair[0]):
         path = bundle / "filter" / f"{filter_hash}.pf_filter"
         record = _sorted_filter(read_index_file(path), path)
         new_hash = short_name(language, cbor.encode(record), taken)
         taken.add(new_hash)
-        old_files.add(path)
-        written[bundle / "filter" / f"{new_hash}.pf_filter"] = record
+        old.add(path)
+        writes[bundle / "filter" / f"{new_hash}.pf_filter"] = record
         new_filters.append([name, new_hash])
     meta[META_FILTERS] = new_filters
     meta[META_SORTS] = sorted(meta[META_SORTS], key=lambda pair: pair[0])
     new_meta_hash = f"{language}_{pagefind_hash(cbor.encode(meta))[: len(language) + 8]}"
-    new_meta_path = bundle / f"pagefind.{new_meta_hash}.pf_meta"
-    written[new_meta_path] = meta
-    removed = old_files - set(written)
-    for path in removed:
-        path.unlink()
-    for path, item in written.items():
-        write_index_file(path, item)
-    return new_meta_hash, len(new_filters), len(removed)
+    writes[bundle / f"pagefind.{new_meta_hash}.pf_meta"] = meta
+    return _Plan(meta_hash=new_meta_hash, writes=writes, old=old)
 
 
 def stabilize(bundle: Path) -> Rewritten:
     """Put the filter index of the Pagefind bundle ``bundle`` (``public/pagefind``) in a fixed
-    order; see the module's docstring."""
+    order; see the module's docstring. Everything is read and checked before anything is
+    written; new files are written whole, then the entry file names them, then the files it
+    no longer names are removed: at no point does the entry name a missing or partial file."""
     entry_path = bundle / "pagefind-entry.json"
     try:
         text = entry_path.read_text(encoding="utf-8")
@@ -162,13 +191,22 @@ def stabilize(bundle: Path) -> Rewritten:
             path=str(entry_path),
             hint=f"this code reads Pagefind {KNOWN_VERSION}'s format",
         )
-    filters = removed = 0
-    for language, info in entry.get("languages", {}).items():
-        info["hash"], written, gone = stabilize_language(bundle, language, info["hash"])
-        filters += written
-        removed += gone
-    entry_path.write_text(_entry_text(entry), encoding="utf-8")
-    return Rewritten(filters=filters, removed=removed)
+    languages = entry.get("languages")
+    if not (isinstance(languages, dict) and all("hash" in i for i in languages.values())):
+        raise SearchIndexError("unexpected Pagefind entry: no languages", path=str(entry_path))
+    plans = {lang: plan_language(bundle, lang, info["hash"]) for lang, info in languages.items()}
+    written: set[Path] = set()
+    for language, plan in plans.items():
+        for path, item in plan.writes.items():
+            _write_atomic(path, index_file_bytes(item))
+            written.add(path)
+        languages[language]["hash"] = plan.meta_hash
+    _write_atomic(entry_path, _entry_text(entry).encode("utf-8"))
+    removed = set().union(*(plan.old for plan in plans.values())) - written
+    for path in removed:
+        path.unlink()
+    filters = sum(len(plan.writes) - 1 for plan in plans.values())
+    return Rewritten(filters=filters, removed=len(removed))
 
 
 def _entry_text(entry: dict[str, Any]) -> str:
