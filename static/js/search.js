@@ -16,6 +16,8 @@
   var bundle = new URL("../pagefind/", here);
   var site = new URL("../", here);
   var PAGE_SIZE = 20;
+  /* Pagefind lowercases filter names: these are the names shown, in the order the page's
+     introduction lists them; a filter not listed here comes last, capitalised. */
   var LABELS = {
     "postgresql": "PostgreSQL", "raid level": "RAID level", "wal placement": "WAL placement",
     "write cache": "Write cache", "os": "OS", "filesystem": "Filesystem",

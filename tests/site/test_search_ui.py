@@ -204,7 +204,10 @@ def test_text_from_the_index_is_shown_as_text(public, browser):
         page.goto(base + "search/?q=pwned")
         assert count_of(settled(page)) >= 1
         results = page.locator("#search-results")
-        assert "window.__kb_pwned" in results.inner_text()
+        text = results.inner_text()
+        # As written: neither run nor escaped twice (&amp;lt;).
+        assert "<script>window.__kb_pwned = 1</script>" in text
+        assert 'a<b & c="d"' in text and "&amp;" not in text and "&lt;" not in text
         tags = results.evaluate(
             "r => [...new Set([...r.querySelectorAll('*')].map(e => e.tagName.toLowerCase()))]"
         )
