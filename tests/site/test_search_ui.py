@@ -237,3 +237,26 @@ def test_without_javascript_the_page_points_to_the_explorer(public, browser):
         assert not page.locator("#search").is_visible()
         assert page.locator("main a", has_text="results explorer").is_visible()
         context.close()
+
+
+def test_the_hidden_block_of_filter_values_is_not_page_text(public, browser):
+    """Regression: the hidden block that carries a run's filter values and exact tps was
+    indexed as page text, so excerpts ran it together ("ext3hp-proliant-dl380-g4transcribed
+    DebianPostgreSQL 8.0…"). Read through Pagefind's own API: no page's indexed text holds
+    the exact tps (six decimals) that only that block shows."""
+    html = next((public / "runs").glob("*/index.html")).read_text(encoding="utf-8")
+    exact = re.search(r'data-pagefind-sort="tps"[^>]*>([0-9]+\.[0-9]{6})<', html).group(1)
+    with serve(public) as base:
+        page = browser.new_page()
+        page.goto(base + "search/")
+        settled(page)
+        holding = page.evaluate(
+            """async (exact) => {
+                const pagefind = await import("../pagefind/pagefind.js");
+                const found = await pagefind.search(null, { sort: { tps: "desc" } });
+                const pages = await Promise.all(found.results.map((r) => r.data()));
+                return [pages.length, pages.filter((p) => p.content.includes(exact)).length];
+            }""",
+            exact,
+        )
+        assert holding[0] > 150 and holding[1] == 0, (exact, holding)
