@@ -246,7 +246,11 @@
         drawFilters();
         restore();
         root.hidden = false;
-        form.addEventListener("submit", function (event) { event.preventDefault(); search(); });
+        form.addEventListener("submit", function (event) {
+          event.preventDefault();
+          clearTimeout(timer);
+          search();
+        });
         input.addEventListener("input", function () {
           clearTimeout(timer);
           timer = setTimeout(search, 200);
