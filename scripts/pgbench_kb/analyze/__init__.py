@@ -17,6 +17,7 @@ from pgbench_kb.analyze.curves import curves_of
 from pgbench_kb.analyze.findings import findings_of
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.interactions import find_interactions
+from pgbench_kb.analyze.latency import latency_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
 from pgbench_kb.analyze.pairs import find_comparisons
 from pgbench_kb.analyze.stability import group_summaries, stability_of
@@ -30,8 +31,12 @@ def knowledge_from_runs(
     """The Comparisons JSON object for already-loaded runs (and claims to check); ``root``
     holds the raw files stability reads (without it, series kept only there are not read)."""
     groups: list[Group] = build_groups(runs)
-    comparisons = find_comparisons(groups)
-    interactions = find_interactions(groups, comparisons)
+    tps = find_comparisons(groups)
+    interactions = find_interactions(groups, tps)
+    comparisons = sorted(
+        tps + latency_comparisons(tps, groups),
+        key=lambda c: (c["machine"], c["factor"], c["id"]),
+    )
     entries = [group_entry(g) for g in groups]
     steady = stability_of(runs, groups, root)
     return {
@@ -43,7 +48,7 @@ def knowledge_from_runs(
         "stability_groups": group_summaries(steady),
         "findings": findings_of(comparisons, interactions),
         "groups": entries,
-        "claims": check_claims(claims or [], entries, comparisons),
+        "claims": check_claims(claims or [], entries, tps),
         "excluded_runs": excluded_runs(runs),
     }
 

@@ -91,6 +91,11 @@ def _spread(values: list[float]) -> dict[str, float] | None:
     }
 
 
+def spread_values(values: list[float]) -> dict[str, float] | None:
+    """``{min, max, stddev, cv_pct}`` of two or more values, else None."""
+    return _spread(values)
+
+
 def _incidental_of(runs: list[RunRecord]) -> dict[str, Any]:
     """Each incidental field's value when every run agrees, else the sorted distinct values."""
     names = sorted({n for r in runs for n in r.incidental})
