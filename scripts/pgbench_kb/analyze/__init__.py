@@ -15,6 +15,7 @@ from typing import Any
 from pgbench_kb.analyze.claims import check_claims, load_claims
 from pgbench_kb.analyze.curves import curves_of
 from pgbench_kb.analyze.findings import findings_of
+from pgbench_kb.analyze.grids import find_grids
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.interactions import find_interactions
 from pgbench_kb.analyze.latency import latency_comparisons
@@ -33,6 +34,9 @@ def knowledge_from_runs(
     groups: list[Group] = build_groups(runs)
     tps = find_comparisons(groups)
     interactions = find_interactions(groups, tps)
+    for square in interactions:
+        square["shape"] = "2x2"
+    interactions += find_grids(groups, tps)
     comparisons = sorted(
         tps + latency_comparisons(tps, groups),
         key=lambda c: (c["machine"], c["factor"], c["id"]),

@@ -33,8 +33,10 @@ def _other(c: dict[str, Any], group: str) -> str:
     return c["b"]["group"] if c["a"]["group"] == group else c["a"]["group"]
 
 
-def contrast(cells: list[Group]) -> dict[str, Any]:
-    """Welch interval for (log B2 − log A2) − (log B1 − log A1); cells = [A1, B1, A2, B2]."""
+def contrast(cells: list[Group], confidence: float = CONFIDENCE) -> dict[str, Any]:
+    """Welch interval for (log B2 − log A2) − (log B1 − log A1); cells = [A1, B1, A2, B2]
+    (``confidence``: two-sided level of the interval, 95% unless a grid of several contrasts
+    asks for a wider one)."""
     if any(not g.values or len(g.values) < 2 or min(g.values) <= 0 for g in cells):
         return {"verdict": "spread_unknown", "method": None, "ci95_ratio": None, "df": None}
     means, parts, dfs = [], [], []
@@ -50,7 +52,7 @@ def contrast(cells: list[Group]) -> dict[str, Any]:
         verdict = "differs" if estimate != 0 else "within_noise"
         return {"verdict": verdict, "method": METHOD, "ci95_ratio": [ratio, ratio], "df": None}
     df = se2 * se2 / sum(p * p / d for p, d in zip(parts, dfs, strict=True) if p > 0)
-    half = t_quantile(0.5 + CONFIDENCE / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
+    half = t_quantile(0.5 + confidence / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
     low, high = math.exp(estimate - half), math.exp(estimate + half)
     return {
         "verdict": "differs" if low > 1 or high < 1 else "within_noise",
