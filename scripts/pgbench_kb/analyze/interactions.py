@@ -22,6 +22,7 @@ from typing import Any
 
 from pgbench_kb.analyze.describe import value_text
 from pgbench_kb.analyze.groups import Group
+from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import CONFIDENCE, METHOD, t_quantile
 
 
@@ -65,7 +66,9 @@ def contrast(cells: list[Group], confidence: float = CONFIDENCE) -> dict[str, An
 def _effect_text(c: dict[str, Any]) -> str:
     change = c["change_pct"]
     word = "rose" if change >= 0 else "fell"
-    return f"tps {word} {abs(change):.1f}% ({c['a']['center']:.4g} → {c['b']['center']:.4g})"
+    return (
+        f"tps {word} {abs(change):.1f}% ({figure(c['a']['center'])} → {figure(c['b']['center'])})"
+    )
 
 
 def _factor_values(c: dict[str, Any]) -> str:
