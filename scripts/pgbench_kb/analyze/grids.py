@@ -42,6 +42,8 @@ from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import METHOD, welch_log
 
 ALPHA = 0.05
+#: A comparison between two cells: its id, its verdict and the group on its side A.
+Known = tuple[str, str, str]
 
 
 def _sorted_values(values: list[Any]) -> list[Any]:
@@ -72,17 +74,17 @@ def _pairs_of(values: list[Any]) -> list[tuple[Any, Any]]:
 
 def _buckets(
     groups: list[Group], comparisons: list[dict[str, Any]]
-) -> tuple[dict[tuple[Any, ...], list[Group]], dict[frozenset[str], str]]:
+) -> tuple[dict[tuple[Any, ...], list[Group]], dict[frozenset[str], Known]]:
     by_id = {g.id: g for g in groups}
     active: dict[str, set[str]] = defaultdict(set)
-    comparison_of: dict[frozenset[str], str] = {}
+    comparison_of: dict[frozenset[str], Known] = {}
     for c in comparisons:
         if c["kind"] != "pair":
             continue
         a, b = c["a"]["group"], c["b"]["group"]
         active[a].add(c["factor"])
         active[b].add(c["factor"])
-        comparison_of[frozenset((a, b))] = c["id"]
+        comparison_of[frozenset((a, b))] = (c["id"], c["verdict"], a)
     buckets: dict[tuple[Any, ...], list[Group]] = defaultdict(list)
     for gid, fields in active.items():
         if len(fields) < 2:
@@ -146,14 +148,26 @@ def _cells(members: list[Group], f: str, m: str) -> dict[tuple[Any, Any], Group]
     return cells
 
 
-def _effect(a: Group, b: Group, at: dict[str, Any], cid: str | None) -> dict[str, Any]:
+FLIP = {"higher": "lower", "lower": "higher"}
+
+
+def _effect(a: Group, b: Group, at: dict[str, Any], known: Known | None) -> dict[str, Any]:
+    """B against A at one value of the moderator; ``known``: (id, verdict, A's group) of the
+    comparison of the two cells when there is one (its verdict is reused, turned round when
+    its A is our B)."""
     ratio = b.center / a.center
+    if known is None:
+        cid, verdict = None, welch_log(a.values, b.values).verdict
+    else:
+        cid, verdict, a_id = known
+        if a_id != a.id:
+            verdict = FLIP.get(verdict, verdict)
     return {
         "at": at,
         "comparison": cid,
         "ratio": round(ratio, 4),
         "change_pct": round((ratio - 1) * 100, 2),
-        "verdict": welch_log(a.values, b.values).verdict,
+        "verdict": verdict,
         "a": a.id,
         "b": b.id,
     }
@@ -163,7 +177,7 @@ def _reading(
     cells: dict[tuple[Any, Any], Group],
     f: str,
     m: str,
-    comparison_of: dict[frozenset[str], str],
+    comparison_of: dict[frozenset[str], Known],
 ) -> dict[str, Any] | None:
     """F's effects at each value of M, their contrasts and the verdict; None when there is
     nothing beyond a square or nothing outside the noise."""
@@ -207,10 +221,9 @@ def _reading(
         for (j, wj), (k, wk) in itertools.combinations(enumerate(levels), 2):
             quad = [cells[(x, wj)], cells[(y, wj)], cells[(x, wk)], cells[(y, wk)]]
             test = contrast(quad, confidence)
-            plain = contrast(quad)
             contrasts.append(
                 {
-                    "ci95": plain["ci95_ratio"],
+                    "quad": quad,
                     "values": [values[f][x], values[f][y]],
                     "between": [values[m][wj], values[m][wk]],
                     "ratio_of_ratios": round(row[k]["ratio"] / row[j]["ratio"], 4),
@@ -320,7 +333,7 @@ def _grid(
     members: list[Group],
     f1: str,
     f2: str,
-    comparison_of: dict[frozenset[str], str],
+    comparison_of: dict[frozenset[str], Known],
     by_id: dict[str, Group],
 ) -> dict[str, Any] | None:
     n1 = len({key_of(g, f1) for g in members})
@@ -344,14 +357,14 @@ def _grid(
 def _entry(
     reading: dict[str, Any],
     members: list[Group],
-    comparison_of: dict[frozenset[str], str],
+    comparison_of: dict[frozenset[str], Known],
     by_id: dict[str, Group],
 ) -> dict[str, Any]:
     f, m = reading["f"], reading["m"]
     cells = _cells(members, f, m)
     used = sorted({e[k] for e in reading["effects"] for k in ("a", "b")})
     ids = [
-        comparison_of[frozenset(p)]
+        comparison_of[frozenset(p)][0]
         for p in itertools.combinations(used, 2)
         if frozenset(p) in comparison_of
     ]
@@ -360,6 +373,8 @@ def _entry(
     machine = machine_text(first, first)
     outside = [c for c in reading["contrasts"] if c["verdict"] == "differs"] or reading["contrasts"]
     worst = max(outside, key=lambda c: abs(math.log(c["ratio_of_ratios"])))
+    # The plain 95% interval of the contrast shown, beside the widened one that decided.
+    plain = contrast(worst["quad"])["ci95_ratio"]
     entry = {
         "id": f"interaction-{digest}",
         "factor": f,
@@ -391,7 +406,7 @@ def _entry(
         "verdict": reading["verdict"],
         "test": {
             "method": METHOD if worst["ci"] is not None else None,
-            "ci95_ratio": worst["ci95"],
+            "ci95_ratio": plain,
             "df": worst["df"],
             "confidence": round(reading["confidence"], 6),
             "ci_ratio": worst["ci"],
@@ -402,7 +417,6 @@ def _entry(
                 "between": c["between"],
                 "ratio_of_ratios": c["ratio_of_ratios"],
                 "verdict": c["verdict"],
-                "ci95_ratio": c["ci95"],
                 "ci_ratio": c["ci"],
                 "df": c["df"],
             }

@@ -53,7 +53,10 @@ def contrast(cells: list[Group], confidence: float = CONFIDENCE) -> dict[str, An
         verdict = "differs" if estimate != 0 else "within_noise"
         return {"verdict": verdict, "method": METHOD, "ci95_ratio": [ratio, ratio], "df": None}
     df = se2 * se2 / sum(p * p / d for p, d in zip(parts, dfs, strict=True) if p > 0)
-    half = t_quantile(0.5 + confidence / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
+    # A widened interval (a grid's) takes df rounded down to a half: a little wider, never
+    # narrower, and the quantile is computed once per distinct value instead of per contrast.
+    used = round(df, 2) if confidence == CONFIDENCE else math.floor(df * 2) / 2
+    half = t_quantile(0.5 + confidence / 2.0, max(used, 0.01)) * math.sqrt(se2)
     low, high = math.exp(estimate - half), math.exp(estimate + half)
     return {
         "verdict": "differs" if low > 1 or high < 1 else "within_noise",
