@@ -182,3 +182,20 @@ def test_table_with_latency_lines_matches_golden(knowledge):
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")
     assert "latency avg (ms)" in text and "lower: better" in text
+
+
+def test_latency_comparisons_are_kb_compares_and_stay_off_the_sites_call(tmp_path):
+    """The site's pages show every comparison as tps: until they show latency, derive's call
+    (``knowledge_from_runs`` without ``latency=True``) gets tps comparisons only."""
+    from planted import planted_runs
+
+    from pgbench_kb.analyze import knowledge_from_runs
+    from pgbench_kb.analyze.load import record_of
+
+    runs = [record_of(run, run["id"]) for run in planted_runs(EXTENDED)]
+    site = knowledge_from_runs(runs)
+    assert {c["metric"] for c in site["comparisons"]} == {"tps"}
+    assert not [f for f in site["findings"] if f["kind"] == "latency"]
+    full = knowledge_from_runs(runs, latency=True)
+    assert {c["metric"] for c in full["comparisons"]} > {"tps"}
+    assert [c for c in full["comparisons"] if c["metric"] == "tps"] == site["comparisons"]

@@ -27,20 +27,30 @@ FORMAT = "pgbench-kb/comparisons/1"
 
 
 def knowledge_from_runs(
-    runs: list[RunRecord], claims: list[dict[str, Any]] | None = None, root: Path | None = None
+    runs: list[RunRecord],
+    claims: list[dict[str, Any]] | None = None,
+    root: Path | None = None,
+    *,
+    latency: bool = False,
 ) -> dict[str, Any]:
     """The Comparisons JSON object for already-loaded runs (and claims to check); ``root``
-    holds the raw files stability reads (without it, series kept only there are not read)."""
+    holds the raw files stability reads (without it, series kept only there are not read).
+
+    ``latency``: add the latency comparisons (and their findings) to ``comparisons``. Off by
+    default because the site's comparison pages (``derive/``) show every comparison as tps
+    until they learn to show latency; ``kb compare`` (``build_knowledge``) turns it on."""
     groups: list[Group] = build_groups(runs)
     tps = find_comparisons(groups)
     interactions = find_interactions(groups, tps)
     for square in interactions:
         square["shape"] = "2x2"
     interactions += find_grids(groups, tps)
-    comparisons = sorted(
-        tps + latency_comparisons(tps, groups),
-        key=lambda c: (c["machine"], c["factor"], c["id"]),
-    )
+    comparisons = tps
+    if latency:
+        comparisons = sorted(
+            tps + latency_comparisons(tps, groups),
+            key=lambda c: (c["machine"], c["factor"], c["id"]),
+        )
     entries = [group_entry(g) for g in groups]
     steady = stability_of(runs, groups, root)
     return {
@@ -67,7 +77,7 @@ def build_knowledge(root: Path) -> dict[str, Any]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return knowledge_from_runs(runs, claims, root)
+        return knowledge_from_runs(runs, claims, root, latency=True)
     finally:
         if enabled:
             gc.enable()
