@@ -47,14 +47,15 @@ Known = tuple[str, str, str]
 
 
 def _sorted_values(values: list[Any]) -> list[Any]:
-    """Values in their natural order (unset first, numbers, sizes, versions), else by text."""
+    """Values in their natural order (unset first, numbers, sizes, versions), else unset first
+    and the rest by text."""
     orders = [_order_value(v) for v in values]
     if all(o is not None for o in orders):
         try:
             return [v for _o, v in sorted(zip(orders, values, strict=True))]
         except TypeError:
             pass
-    return sorted(values, key=str)
+    return sorted(values, key=lambda v: (v is not None, str(v)))
 
 
 def _orderable(values: list[Any]) -> bool:
