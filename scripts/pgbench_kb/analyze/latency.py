@@ -116,10 +116,19 @@ def latency_comparisons(
     comparisons: list[dict[str, Any]], groups: list[Group]
 ) -> list[dict[str, Any]]:
     """One latency comparison per tps comparison and latency metric both groups have."""
-    latency = {g.id: group_latency(g) for g in groups}
+    by_id = {g.id: g for g in groups}
+    latency: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def of(gid: str) -> dict[str, dict[str, Any]]:
+        if gid not in latency:
+            latency[gid] = group_latency(by_id[gid]) if gid in by_id else {}
+        return latency[gid]
+
     out = []
     for c in comparisons:
-        la, lb = latency.get(c["a"]["group"]) or {}, latency.get(c["b"]["group"]) or {}
+        la, lb = of(c["a"]["group"]), of(c["b"]["group"])
+        if not la or not lb:
+            continue
         for metric in METRICS:
             fa, fb = la.get(metric), lb.get(metric)
             if fa is None or fb is None:
