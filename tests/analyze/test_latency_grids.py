@@ -199,3 +199,29 @@ def test_latency_comparisons_are_kb_compares_and_stay_off_the_sites_call(tmp_pat
     full = knowledge_from_runs(runs, latency=True)
     assert {c["metric"] for c in full["comparisons"]} > {"tps"}
     assert [c for c in full["comparisons"] if c["metric"] == "tps"] == site["comparisons"]
+
+
+def test_a_grid_of_single_runs_is_reported_only_for_a_change_of_sign(tmp_path):
+    """Without spread in a cell no contrast can be tested: a change of sign is reported as
+    ``spread_unknown``; a same-sign difference of any size is not."""
+
+    def grid(logical_off: float) -> list[dict]:
+        groups = tuple(
+            dataclasses.replace(
+                p, n=1, center=logical_off if p.group == "wl-logical-off" else p.center
+            )
+            if p.group.startswith("wl-")
+            else p
+            for p in EXTENDED
+        )
+        root = write_planted(tmp_path / str(logical_off), groups)
+        return [i for i in build_knowledge(root)["interactions"] if i["shape"] != "2x2"]
+
+    (flip,) = grid(800.0)
+    assert (flip["kind"], flip["verdict"]) == ("sign", "spread_unknown")
+    assert {c["verdict"] for c in flip["contrasts"]} == {"spread_unknown"}
+    assert flip["test"]["ci95_ratio"] is None
+    assert flip["text"].endswith(
+        "the effect changes sign (single runs, so its size is not tested)."
+    )
+    assert grid(1440.0) == []

@@ -302,7 +302,10 @@ def _text(reading: dict[str, Any], machine: str, by_id: dict[str, Group]) -> str
         if len(outside) > 1:
             note += f"; {len(outside)} of {count} contrasts are outside the noise"
     else:
-        note = "the effect changes sign (spread not published, so its size is not tested)"
+        cells = {by_id[e[k]] for e in reading["effects"] for k in ("a", "b")}
+        unknown = [g for g in cells if not g.values or len(g.values) < 2]
+        why = "single runs" if all(g.n <= 1 for g in unknown) else "spread not published"
+        note = f"the effect changes sign ({why}, so its size is not tested)"
     return (
         f"On {machine}, the effect of {_label(f)} depends on {_label(m)} "
         f"({len(reading['f_values'])}×{len(reading['m_values'])} groups): "
