@@ -302,7 +302,7 @@ def _text(reading: dict[str, Any], machine: str, by_id: dict[str, Group]) -> str
         if len(outside) > 1:
             note += f"; {len(outside)} of {count} contrasts are outside the noise"
     else:
-        cells = {by_id[e[k]] for e in reading["effects"] for k in ("a", "b")}
+        cells = [by_id[i] for i in {e[k] for e in reading["effects"] for k in ("a", "b")}]
         unknown = [g for g in cells if not g.values or len(g.values) < 2]
         why = "single runs" if all(g.n <= 1 for g in unknown) else "spread not published"
         note = f"the effect changes sign ({why}, so its size is not tested)"
