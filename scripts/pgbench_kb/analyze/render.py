@@ -17,9 +17,9 @@ VERDICT_TEXT = {
 }
 
 
-def _figure(side: dict[str, Any]) -> str:
+def _figure(side: dict[str, Any], digits: int = 6) -> str:
     center = side["center"]
-    text = f"{center:.6g}"
+    text = f"{center:.{digits}g}"
     spread = side.get("spread")
     if spread and spread.get("cv_pct") is not None:
         text += f" ±{spread['cv_pct']:.1f}%"
@@ -31,13 +31,14 @@ def _short(text: str, width: int) -> str:
 
 
 def latency_line(c: dict[str, Any]) -> str:
-    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse``."""
+    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse`` (four
+    significant digits: a millisecond figure needs no more)."""
     name = f"latency {METRICS[c['metric']][1]} (ms)"
     verdict = VERDICT_TEXT[c["verdict"]]
     if c["outcome"] in ("better", "worse"):
         verdict += f": {c['outcome']}"
     return (
-        f"      {name:<30} {_figure(c['a']):>16} → {_figure(c['b']):<16} "
+        f"      {name:<30} {_figure(c['a'], 4):>16} → {_figure(c['b'], 4):<16} "
         f"{c['change_pct']:+7.1f}%  {verdict}"
     )
 
