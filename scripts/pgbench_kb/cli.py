@@ -197,13 +197,16 @@ def _configure_compare(p: argparse.ArgumentParser) -> None:
         help="print the Comparisons JSON object (docs/comparisons.md) instead of the table",
     )
     p.add_argument(
-        "--machine", metavar="SLUG", help="only comparisons on this machine (server or client)"
+        "--machine",
+        metavar="SLUG",
+        help="only comparisons, curves and stability rows of this machine (server or client)",
     )
     p.add_argument(
         "--factor",
         metavar="FIELD",
         help="only comparisons of this run-file field or prefix, e.g. storage.wal.placement, "
-        "postgres.settings.commit_delay, storage",
+        "postgres.settings.commit_delay, storage; the curves that sweep it "
+        "(benchmark.clients) and the stability rows of the groups they rest on",
     )
 
 
@@ -363,8 +366,10 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "compare",
-        "controlled comparisons of groups of repeats, with noise-aware verdicts",
+        "controlled comparisons of groups of repeats (tps and latency), with noise-aware "
+        "verdicts, curves, stability, interactions and findings",
         "kb compare --machine hp-proliant-dl380-g4 --factor storage.data.array.level\n"
+        "  kb compare --factor benchmark.clients\n"
         "  kb compare --json > comparisons.json",
         _configure_compare,
         _run_compare,

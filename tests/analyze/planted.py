@@ -37,6 +37,12 @@ class Planted:
     clients: int = 8
     duration_s: int = 60
     machine: tuple = XEON
+    #: Average latency planted apart from tps (ms), with its own CV; None: clients / tps, run
+    #: by run, as a closed-loop pgbench gives it.
+    latency_ms: float | None = None
+    latency_cv: float = 0.02
+    #: p99 from a per-transaction log (ms), same CV as the latency; None: no percentiles.
+    p99_ms: float | None = None
 
 
 GROUPS = (
@@ -78,11 +84,38 @@ EXPECTED = (
 )
 
 
-def planted_runs() -> list[dict[str, Any]]:
+#: The extended set (its own root): latency planted apart from tps, and a 2×3 grid.
+#: synchronous_commit's effect is +2% at the default wal_level and at replica, and +60% at
+#: logical; on "sync-off" average latency falls 20% while tps stays within the noise and the
+#: p99 rises 50%; on "cd" tps rises 20% and latency moves by a noise-sized 1%.
+EXTENDED = (
+    Planted("base", 1000, latency_ms=8.0, p99_ms=20.0),
+    Planted("sync-off", 1020, latency_ms=6.4, p99_ms=30.0, settings={"synchronous_commit": "off"}),
+    Planted("cd", 1200, latency_ms=8.08, p99_ms=20.2, settings={"commit_delay": 1000}),
+    Planted("wl-replica", 950, settings={"wal_level": "replica"}),
+    Planted("wl-replica-off", 969, settings={"wal_level": "replica", "synchronous_commit": "off"}),
+    Planted("wl-logical", 900, settings={"wal_level": "logical"}),
+    Planted("wl-logical-off", 1440, settings={"wal_level": "logical", "synchronous_commit": "off"}),
+)
+
+
+def _percentiles(p99: float) -> dict[str, float]:
+    return {
+        "min": round(p99 / 20, 3),
+        "p50": round(p99 / 3, 3),
+        "p90": round(p99 / 1.6, 3),
+        "p95": round(p99 / 1.3, 3),
+        "p99": round(p99, 3),
+        "p999": round(p99 * 1.5, 3),
+        "max": round(p99 * 2, 3),
+    }
+
+
+def planted_runs(groups: tuple[Planted, ...] = GROUPS) -> list[dict[str, Any]]:
     """Every run of the planted groups, as run-file data."""
     rng = random.Random(3)
     runs = []
-    for index, planted in enumerate(GROUPS):
+    for index, planted in enumerate(groups):
         shape = {
             "group": f"plant-{planted.group}",
             "machine": planted.machine,
@@ -99,7 +132,15 @@ def planted_runs() -> list[dict[str, Any]]:
         for repeat, z in enumerate(Z[planted.n], start=1):
             run, _text = synth_run(rng, index * 10 + repeat, repeat, shape)
             run = copy.deepcopy(run)
-            run["results"]["tps"] = round(planted.center * math.exp(planted.cv * z), 6)
+            tps = round(planted.center * math.exp(planted.cv * z), 6)
+            run["results"]["tps"] = tps
+            spread = math.exp(planted.latency_cv * z)
+            if planted.latency_ms is None:
+                run["results"]["latency_avg_ms"] = round(planted.clients * 1000 / tps, 6)
+            else:
+                run["results"]["latency_avg_ms"] = round(planted.latency_ms * spread, 6)
+            if planted.p99_ms is not None:
+                run["results"]["latency_percentiles_ms"] = _percentiles(planted.p99_ms * spread)
             run["postgres"]["settings"].update(planted.settings)
             run["provenance"]["recorded_at"] = "2025-06-01T10:00:00Z"
             run["id"] = f"plant-{planted.group}-r{repeat}"
@@ -115,10 +156,10 @@ def planted_runs() -> list[dict[str, Any]]:
     return runs
 
 
-def write_planted(root: Path) -> Path:
+def write_planted(root: Path, groups: tuple[Planted, ...] = GROUPS) -> Path:
     """Write the planted runs as ROOT/data/runs/2025/06/ID.yaml; return ROOT."""
     folder = root / "data" / "runs" / "2025" / "06"
     folder.mkdir(parents=True, exist_ok=True)
-    for run in planted_runs():
+    for run in planted_runs(groups):
         (folder / f"{run['id']}.yaml").write_text(dump_run(run), encoding="utf-8")
     return root

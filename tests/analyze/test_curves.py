@@ -396,3 +396,64 @@ def test_figures_in_sentences_never_use_exponents() -> None:
     assert figure(12_345_678.9) == "12,345,679"
     assert figure(867.91) == "867.9"
     assert figure(0.19938) == "0.1994"
+
+
+# ---------------------------------------------------------------------------------------------
+# The readable table shows curves and stability; --machine and --factor filter them.
+
+
+@pytest.fixture(scope="module")
+def two_machines(planted: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The planted sweep plus two runs of one configuration on a second machine."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("two-machines") / "root"
+    shutil.copytree(planted["root"], root)
+    rng = random.Random(11)
+    _write(root, _repeats(rng, _shape("other-box", 8, 5000.0, machine=MACHINES[1]), n=2))
+    return build_knowledge(root)
+
+
+def test_machine_filter_keeps_that_machines_curves_and_stability(two_machines) -> None:
+    from pgbench_kb.analyze.select import select
+
+    other = select(two_machines, machine="synth-xeon-ssd")
+    assert other["curves"] == []
+    assert {e["machine"] for e in other["stability"]} == {"synth-xeon-ssd"}
+    assert len(other["stability"]) == 2
+    assert [s["group"] for s in other["stability_groups"]] == [other["stability"][0]["group"]]
+    first = select(two_machines, machine="synth-epyc-nvme")
+    assert first["curves"] == two_machines["curves"]
+    assert "synth-xeon-ssd" not in {e["machine"] for e in first["stability"]}
+    assert len(first["stability"]) == len(two_machines["stability"]) - 2
+
+
+def test_factor_filter_keeps_the_curves_that_sweep_it(two_machines) -> None:
+    from pgbench_kb.analyze.select import select
+
+    clients = select(two_machines, factor="benchmark.clients")
+    assert [c["swept"] for c in clients["curves"]] == ["benchmark.clients"]
+    shown = {c[s]["group"] for c in clients["comparisons"] for s in ("a", "b")}
+    shown |= {g for c in clients["curves"] for g in c["groups"]}
+    assert {e["group"] for e in clients["stability"]} == shown & {
+        e["group"] for e in two_machines["stability"]
+    }
+    assert not [e for e in clients["stability"] if "scale-s" in e["group"]]
+    scale = select(two_machines, factor="benchmark.scale")
+    assert [c["swept"] for c in scale["curves"]] == ["benchmark.scale"]
+    assert select(two_machines, factor="postgres.settings")["curves"] == []
+
+
+def test_table_shows_curves_and_stability_golden(two_machines) -> None:
+    import os
+
+    from pgbench_kb.analyze.render import render_table
+    from pgbench_kb.analyze.select import select
+
+    text = render_table(select(two_machines, factor="benchmark.clients"))
+    path = Path(__file__).parent / "golden" / "curves-table.txt"
+    if os.environ.get("KB_UPDATE_GOLDENS"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+    assert "curves (tps and latency against clients or scale)" in text
+    assert "stability over time" in text

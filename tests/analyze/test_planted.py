@@ -42,7 +42,7 @@ def test_planted_effect_is_found(knowledge, a, b, factor, ratio, verdict, caveat
     found = [
         c
         for c in knowledge["comparisons"]
-        if (_name(c["a"]["group"]), _name(c["b"]["group"])) == (a, b)
+        if (_name(c["a"]["group"]), _name(c["b"]["group"])) == (a, b) and c["metric"] == "tps"
     ]
     assert len(found) == 1, [(c["a"]["group"], c["b"]["group"]) for c in knowledge["comparisons"]]
     c = found[0]
@@ -77,7 +77,7 @@ def test_interaction_with_four_numbers(knowledge):
     assert low < 0.75 < high < 1
     assert i["text"] == (
         "On synth-xeon-ssd, the effect of commit_delay (default → 1000) depends on fsync: "
-        "with default, tps rose 20.0% (1000 → 1200); with off, tps fell 10.0% (2000 → 1800)."
+        "with default, tps rose 20.0% (1,000 → 1,200); with off, tps fell 10.0% (2,000 → 1,800)."
     )
 
 
@@ -255,8 +255,20 @@ def test_groups_from_different_bench_sessions_carry_the_session_as_a_caveat() ->
         runs.append(record_of(run, run["id"]))
     knowledge = knowledge_from_runs(runs)
     (shared,) = [
-        c for c in knowledge["comparisons"] if c["factor"] == "postgres.settings.shared_buffers"
+        c
+        for c in knowledge["comparisons"]
+        if c["factor"] == "postgres.settings.shared_buffers" and c["metric"] == "tps"
     ]
     assert {"field": "repeat.session", "a": sessions["base"], "b": sessions["sb-64gb"]} in (
         shared["differs_also"]
     )
+
+
+def test_interaction_figures_never_use_exponents() -> None:
+    """Regression: a square's sentence wrote centres of 10,000 tps and more with an exponent
+    ("tps rose 6.2% (1.142e+04 → 1.213e+04)" on the kb-dev runs); they read as the findings'
+    figures do."""
+    from pgbench_kb.analyze.interactions import _effect_text
+
+    effect = {"change_pct": 6.21, "a": {"center": 11424.66842}, "b": {"center": 12134.010612}}
+    assert _effect_text(effect) == "tps rose 6.2% (11,425 → 12,134)"

@@ -15,8 +15,10 @@ from typing import Any
 from pgbench_kb.analyze.claims import check_claims, load_claims
 from pgbench_kb.analyze.curves import curves_of
 from pgbench_kb.analyze.findings import findings_of
+from pgbench_kb.analyze.grids import find_grids
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.interactions import find_interactions
+from pgbench_kb.analyze.latency import latency_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
 from pgbench_kb.analyze.pairs import find_comparisons
 from pgbench_kb.analyze.stability import group_summaries, stability_of
@@ -25,13 +27,30 @@ FORMAT = "pgbench-kb/comparisons/1"
 
 
 def knowledge_from_runs(
-    runs: list[RunRecord], claims: list[dict[str, Any]] | None = None, root: Path | None = None
+    runs: list[RunRecord],
+    claims: list[dict[str, Any]] | None = None,
+    root: Path | None = None,
+    *,
+    latency: bool = False,
 ) -> dict[str, Any]:
     """The Comparisons JSON object for already-loaded runs (and claims to check); ``root``
-    holds the raw files stability reads (without it, series kept only there are not read)."""
+    holds the raw files stability reads (without it, series kept only there are not read).
+
+    ``latency``: add the latency comparisons (and their findings) to ``comparisons``. Off by
+    default because the site's comparison pages (``derive/``) show every comparison as tps
+    until they learn to show latency; ``kb compare`` (``build_knowledge``) turns it on."""
     groups: list[Group] = build_groups(runs)
-    comparisons = find_comparisons(groups)
-    interactions = find_interactions(groups, comparisons)
+    tps = find_comparisons(groups)
+    interactions = find_interactions(groups, tps)
+    for square in interactions:
+        square["shape"] = "2x2"
+    interactions += find_grids(groups, tps)
+    comparisons = tps
+    if latency:
+        comparisons = sorted(
+            tps + latency_comparisons(tps, groups),
+            key=lambda c: (c["machine"], c["factor"], c["id"]),
+        )
     entries = [group_entry(g) for g in groups]
     steady = stability_of(runs, groups, root)
     return {
@@ -43,7 +62,7 @@ def knowledge_from_runs(
         "stability_groups": group_summaries(steady),
         "findings": findings_of(comparisons, interactions),
         "groups": entries,
-        "claims": check_claims(claims or [], entries, comparisons),
+        "claims": check_claims(claims or [], entries, tps),
         "excluded_runs": excluded_runs(runs),
     }
 
@@ -58,7 +77,7 @@ def build_knowledge(root: Path) -> dict[str, Any]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return knowledge_from_runs(runs, claims, root)
+        return knowledge_from_runs(runs, claims, root, latency=True)
     finally:
         if enabled:
             gc.enable()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pgbench_kb.analyze.describe import caveat_text, value_text
+from pgbench_kb.analyze.latency import METRIC_WORDS
 
 
 def _number(x: float) -> str:
@@ -97,15 +98,78 @@ def comparison_finding(c: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _adds(latency: dict[str, Any], reference: str) -> bool:
+    """A latency comparison says something of its own: outside the noise, and not the same
+    story as ``reference`` (the outcome it would otherwise repeat)."""
+    return latency["outcome"] in ("better", "worse") and latency["outcome"] != reference
+
+
+def _latency_clause(c: dict[str, Any]) -> str:
+    a, b = c["a"], c["b"]
+    return (
+        f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
+        f"so {c['outcome']} ({_number(a['center'])} → {_number(b['center'])} ms, "
+        f"{_what(a)} vs {_what(b)}; {_noise(c)})"
+    )
+
+
+def _tps_words(c: dict[str, Any]) -> str:
+    if c["outcome"] in ("better", "worse"):
+        return f"tps is {abs(c['change_pct']):.1f}% {c['verdict']} ({c['outcome']})"
+    if c["outcome"] == "within_noise":
+        return "tps is within the noise"
+    return "the noise of tps is unknown"
+
+
+def latency_finding(c: dict[str, Any], latency: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """One sentence for the latency comparisons of tps comparison ``c`` that add something tps
+    does not say: average latency when its outcome is not tps's own (closed-loop pgbench's
+    average latency moves with tps when the clients stay the same), a percentile when its
+    outcome is not the average's (or tps's, without an average). None when none adds."""
+    by_metric = {x["metric"]: x for x in latency}
+    avg = by_metric.get("latency_avg_ms")
+    kept = []
+    if avg is not None and _adds(avg, c["outcome"]):
+        kept.append(avg)
+    reference = avg["outcome"] if avg is not None else c["outcome"]
+    kept += [x for m, x in by_metric.items() if m != "latency_avg_ms" and _adds(x, reference)]
+    if not kept:
+        return None
+    text = (
+        f"On {c['machine']}{_context(c)}, {_change(c)}: "
+        + "; ".join(_latency_clause(x) for x in kept)
+        + f"; {_tps_words(c)}.{_caveats(c)}"
+    )
+    return {
+        "text": text,
+        "comparisons": [x["id"] for x in kept] + [c["id"]],
+        "groups": [c["a"]["group"], c["b"]["group"]],
+        "machine": c["machine"],
+        "verdict": kept[0]["verdict"],
+        "kind": "latency",
+        "metrics": [x["metric"] for x in kept],
+    }
+
+
 def findings_of(
     comparisons: list[dict[str, Any]], interactions: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """The findings, in the order of the comparisons, then the interactions."""
-    out = [
-        comparison_finding(c)
-        for c in comparisons
-        if c["verdict"] != "within_noise" and c["change_pct"] is not None
-    ]
+    """The findings, in the order of the comparisons (a latency finding after its tps
+    comparison's), then the interactions."""
+    latency: dict[str, list[dict[str, Any]]] = {}
+    for c in comparisons:
+        if c.get("metric", "tps") != "tps":
+            latency.setdefault(c["tps_comparison"], []).append(c)
+    out = []
+    for c in comparisons:
+        if c.get("metric", "tps") != "tps" or c["change_pct"] is None:
+            continue
+        if c["verdict"] != "within_noise":
+            out.append(comparison_finding(c))
+        if c["id"] in latency:
+            extra = latency_finding(c, latency[c["id"]])
+            if extra is not None:
+                out.append(extra)
     for i in interactions:
         out.append(
             {

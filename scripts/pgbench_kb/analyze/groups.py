@@ -50,6 +50,11 @@ class Group:
         mean = math.fsum(logs) / len(logs)
         return mean, math.fsum((x - mean) ** 2 for x in logs) / (len(logs) - 1), len(logs)
 
+    @functools.cached_property
+    def latency_median(self) -> float | None:
+        """Median of the runs' average latency (``latency_center``)."""
+        return _latency_median(self)
+
     @property
     def machine(self) -> str:
         return self.runs[0].machine
@@ -89,6 +94,11 @@ def _spread(values: list[float]) -> dict[str, float] | None:
         "stddev": round(stddev, 6),
         "cv_pct": round(100.0 * stddev / mean, 3) if mean else None,
     }
+
+
+def spread_values(values: list[float]) -> dict[str, float] | None:
+    """``{min, max, stddev, cv_pct}`` of two or more values, else None."""
+    return _spread(values)
 
 
 def _incidental_of(runs: list[RunRecord]) -> dict[str, Any]:
@@ -228,6 +238,11 @@ def spread_of(group: Group) -> dict[str, Any] | None:
 
 
 def latency_center(group: Group) -> float | None:
+    """Median of the runs' average latency (ms, 3 decimals), or None; computed once a group."""
+    return group.latency_median
+
+
+def _latency_median(group: Group) -> float | None:
     values = [r.latency_avg_ms for r in group.runs if r.latency_avg_ms is not None]
     if not values:
         return None

@@ -15,13 +15,16 @@ and marked so. All four numbers are always given.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
+import statistics
 from collections import defaultdict
 from typing import Any
 
 from pgbench_kb.analyze.describe import value_text
 from pgbench_kb.analyze.groups import Group
+from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import CONFIDENCE, METHOD, t_quantile
 
 
@@ -33,8 +36,19 @@ def _other(c: dict[str, Any], group: str) -> str:
     return c["b"]["group"] if c["a"]["group"] == group else c["a"]["group"]
 
 
-def contrast(cells: list[Group]) -> dict[str, Any]:
-    """Welch interval for (log B2 − log A2) − (log B1 − log A1); cells = [A1, B1, A2, B2]."""
+@functools.cache
+def _normal_quantile(confidence: float) -> float:
+    return statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def contrast(
+    cells: list[Group], confidence: float = CONFIDENCE, screen: bool = False
+) -> dict[str, Any]:
+    """Welch interval for (log B2 − log A2) − (log B1 − log A1); cells = [A1, B1, A2, B2]
+    (``confidence``: two-sided level of the interval, 95% unless a grid of several contrasts
+    asks for a wider one). ``screen``: when the estimate is within the normal quantile's
+    reach (Student's quantile is never smaller), say ``within_noise`` without the interval —
+    for callers that drop such contrasts."""
     if any(not g.values or len(g.values) < 2 or min(g.values) <= 0 for g in cells):
         return {"verdict": "spread_unknown", "method": None, "ci95_ratio": None, "df": None}
     means, parts, dfs = [], [], []
@@ -49,8 +63,13 @@ def contrast(cells: list[Group]) -> dict[str, Any]:
         ratio = math.exp(estimate)
         verdict = "differs" if estimate != 0 else "within_noise"
         return {"verdict": verdict, "method": METHOD, "ci95_ratio": [ratio, ratio], "df": None}
+    if screen and abs(estimate) <= _normal_quantile(confidence) * math.sqrt(se2):
+        return {"verdict": "within_noise", "method": None, "ci95_ratio": None, "df": None}
     df = se2 * se2 / sum(p * p / d for p, d in zip(parts, dfs, strict=True) if p > 0)
-    half = t_quantile(0.5 + CONFIDENCE / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
+    # A widened interval (a grid's) takes df rounded down to a half: a little wider, never
+    # narrower, and the quantile is computed once per distinct value instead of per contrast.
+    used = round(df, 2) if confidence == CONFIDENCE else math.floor(df * 2) / 2
+    half = t_quantile(0.5 + confidence / 2.0, max(used, 0.01)) * math.sqrt(se2)
     low, high = math.exp(estimate - half), math.exp(estimate + half)
     return {
         "verdict": "differs" if low > 1 or high < 1 else "within_noise",
@@ -63,7 +82,9 @@ def contrast(cells: list[Group]) -> dict[str, Any]:
 def _effect_text(c: dict[str, Any]) -> str:
     change = c["change_pct"]
     word = "rose" if change >= 0 else "fell"
-    return f"tps {word} {abs(change):.1f}% ({c['a']['center']:.4g} → {c['b']['center']:.4g})"
+    return (
+        f"tps {word} {abs(change):.1f}% ({figure(c['a']['center'])} → {figure(c['b']['center'])})"
+    )
 
 
 def _factor_values(c: dict[str, Any]) -> str:
@@ -93,7 +114,7 @@ def _entry(
     sign = (r1 > 1) != (r2 > 1) and r1 != 1 and r2 != 1
     cells = [by_id[c1["a"]["group"]], by_id[c1["b"]["group"]]]
     cells += [by_id[c2["a"]["group"]], by_id[c2["b"]["group"]]]
-    test = contrast(cells)
+    test = contrast(cells, screen=True)
     if test["verdict"] == "within_noise" or (test["verdict"] == "spread_unknown" and not sign):
         return None
     f1, f2 = c1["factor"], d1["factor"]

@@ -31,6 +31,7 @@ from typing import Any
 from pgbench_kb.analyze import describe
 from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label
 from pgbench_kb.analyze.groups import Group, latency_center, slug
+from pgbench_kb.analyze.latency import outcome
 from pgbench_kb.analyze.load import key
 from pgbench_kb.analyze.verdict import welch_log
 
@@ -224,6 +225,8 @@ def compare(
         "change_pct": None if ratio is None else round((ratio - 1) * 100, 2),
         "verdict": test.verdict,
         "test": test.as_dict(),
+        "better_when": "higher",
+        "outcome": outcome(test.verdict, "tps"),
     }
 
 

@@ -1,11 +1,13 @@
 """The readable table of ``kb compare`` (without ``--json``): one block per machine, one line per
-comparison, then the interactions and the findings."""
+comparison (its latency comparisons under it), then the curves, stability over time, the
+interactions, the claims and the findings."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pgbench_kb.analyze.describe import caveat_text, value_text
+from pgbench_kb.analyze.latency import METRICS
 
 VERDICT_TEXT = {
     "higher": "higher",
@@ -15,9 +17,9 @@ VERDICT_TEXT = {
 }
 
 
-def _figure(side: dict[str, Any]) -> str:
+def _figure(side: dict[str, Any], digits: int = 6) -> str:
     center = side["center"]
-    text = f"{center:.6g}"
+    text = f"{center:.{digits}g}"
     spread = side.get("spread")
     if spread and spread.get("cv_pct") is not None:
         text += f" ±{spread['cv_pct']:.1f}%"
@@ -28,7 +30,20 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def comparison_lines(c: dict[str, Any]) -> list[str]:
+def latency_line(c: dict[str, Any]) -> str:
+    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse`` (four
+    significant digits: a millisecond figure needs no more)."""
+    name = f"latency {METRICS[c['metric']][1]} (ms)"
+    verdict = VERDICT_TEXT[c["verdict"]]
+    if c["outcome"] in ("better", "worse"):
+        verdict += f": {c['outcome']}"
+    return (
+        f"      {name:<30} {_figure(c['a'], 4):>16} → {_figure(c['b'], 4):<16} "
+        f"{c['change_pct']:+7.1f}%  {verdict}"
+    )
+
+
+def comparison_lines(c: dict[str, Any], latency: list[dict[str, Any]] | None = None) -> list[str]:
     change = "" if c["change_pct"] is None else f"{c['change_pct']:+.1f}%"
     head = (
         f"  {_short(c['label'], 34):<34} {_figure(c['a']):>16} → {_figure(c['b']):<16} "
@@ -45,28 +60,103 @@ def comparison_lines(c: dict[str, Any]) -> list[str]:
         )
     if c.get("kind") == "span":
         lines.append(f"      every step at once ({len(c['steps']) - 1} steps)")
+    lines.extend(latency_line(x) for x in latency or ())
     for caveat in c["differs_also"]:
         lines.append(f"      caveat: {caveat_text(caveat)}")
     lines.append(f"      [{c['id']}]")
     return lines
 
 
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def curve_lines(curve: dict[str, Any]) -> list[str]:
+    """A curve: its sentence, then one row per point (tps and latency against the swept
+    value)."""
+    swept = curve["swept"].rsplit(".", 1)[-1]
+    lines = [
+        f"  {curve['text']}",
+        f"      {swept:>8} {'tps ±CV':>18} {'latency ms':>11} {'p95 ms':>8} {'p99 ms':>8} {'n':>3}",
+    ]
+    for p in curve["points"]:
+        tps = _figure({"center": p["tps"], "spread": p["spread"]})
+        lines.append(
+            f"      {p['x']:>8g} {tps:>18} {_ms(p['latency_ms']):>11} {_ms(p['p95_ms']):>8} "
+            f"{_ms(p['p99_ms']):>8} {p['n']:>3}"
+        )
+    for caveat in curve.get("differs_also") or ():
+        values = ", ".join(str(v) for v in caveat["values"])
+        lines.append(f"      caveat: {caveat['field']} differs along the curve ({values})")
+    lines.append(f"      [{curve['id']}]")
+    return lines
+
+
+def _counts(verdicts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {v.replace('_', ' ')}" for v, n in sorted(verdicts.items())) or "-"
+
+
+def stability_lines(knowledge: dict[str, Any]) -> list[str]:
+    """One row per group of repeats with a series, then every run with a stall, a low first or
+    last interval, or a failing TPC-E window, in words."""
+    summaries = knowledge.get("stability_groups") or []
+    entries = knowledge.get("stability") or []
+    if not summaries and not entries:
+        return []
+    out = ["", "stability over time (per group: series, stalls, median interval CV, TPC-E windows)"]
+    for s in summaries:
+        cv = s["interval_cv_pct_median"]
+        sustained = s.get("sustained") or {}
+        out.append(
+            f"  {s['group']}: {s['series']} series, {s['stalls']} stall(s) in "
+            f"{s['runs_with_stalls']} run(s), interval CV {'-' if cv is None else f'{cv:.1f}%'}"
+            f"; 10 min: {_counts(sustained.get('10min') or {})}"
+            f"; 1 h: {_counts(sustained.get('1h') or {})}"
+        )
+    notable = [
+        (e, x)
+        for e in entries
+        for x in e["series"]
+        if x["stall_count"]
+        or x["edge_dips"]
+        or "fails" in (r["verdict"] for r in x["sustained"].values())
+    ]
+    if notable:
+        out.append("  runs with a stall, a low first or last interval, or a failing window:")
+        out.extend(f"  - {e['run']}: {x['text']}" for e, x in notable)
+    return out
+
+
 def render_table(knowledge: dict[str, Any]) -> str:
     """The whole readable report as text (golden-tested)."""
     out: list[str] = []
-    comparisons = knowledge["comparisons"]
+    comparisons = [c for c in knowledge["comparisons"] if c.get("metric", "tps") == "tps"]
+    latency: dict[str, list[dict[str, Any]]] = {}
+    for c in knowledge["comparisons"]:
+        if c.get("metric", "tps") != "tps":
+            latency.setdefault(c["tps_comparison"], []).append(c)
     groups = knowledge.get("groups", [])
-    out.append(
+    head = (
         f"{len(comparisons)} comparison(s) among {len(groups)} group(s) of repeats; "
         "figures are tps (centre ±CV when the runs are known), B against A"
     )
+    if latency:
+        count = sum(len(x) for x in latency.values())
+        head += f"; {count} latency comparison(s) under their tps line (lower is better)"
+    out.append(head)
     machine = None
     for c in comparisons:
         if c["machine"] != machine:
             machine = c["machine"]
             out.append("")
             out.append(f"{machine}")
-        out.extend(comparison_lines(c))
+        out.extend(comparison_lines(c, latency.get(c["id"])))
+    curves = knowledge.get("curves") or []
+    if curves:
+        out += ["", "curves (tps and latency against clients or scale)"]
+        for curve in curves:
+            out.extend(curve_lines(curve))
+    out.extend(stability_lines(knowledge))
     sections = (
         ("interactions", "interactions", "  "),
         ("claims", "the sources' claims, checked", "  - "),

@@ -20,8 +20,12 @@ def _names_field(factor: str, field: str) -> bool:
 def select(
     knowledge: dict[str, Any], *, machine: str | None = None, factor: str | None = None
 ) -> dict[str, Any]:
-    """A copy of ``knowledge`` with only the comparisons (and what rests on them) asked for.
-    An unknown machine or field is a UsageError naming the closest known ones."""
+    """A copy of ``knowledge`` with only the comparisons (and what rests on them) asked for,
+    and the curves and stability rows that go with them: ``machine`` keeps the curves and the
+    stability rows of that machine; ``factor`` keeps the curves that sweep it
+    (``benchmark.clients``) and the stability rows of the groups the kept comparisons and
+    curves rest on. An unknown machine or field is a UsageError naming the closest known
+    ones."""
     if machine is None and factor is None:
         return knowledge
     groups = knowledge.get("groups", [])
@@ -68,7 +72,23 @@ def select(
     out["claims"] = [
         c for c in knowledge.get("claims", []) if {x["comparison"] for x in c["checks"]} & ids
     ]
+    out["curves"] = [
+        c
+        for c in knowledge.get("curves", [])
+        if (machine is None or _names_machine(c["machine"], machine))
+        and (factor is None or _names_field(c["swept"], factor))
+    ]
     group_ids = {c[s]["group"] for c in kept for s in ("a", "b")}
+    shown = group_ids | {g for c in out["curves"] for g in c["groups"]}
+    out["stability"] = [
+        e
+        for e in knowledge.get("stability", [])
+        if (machine is None or e["machine"] == machine) and (factor is None or e["group"] in shown)
+    ]
+    steady = {e["group"] for e in out["stability"]}
+    out["stability_groups"] = [
+        s for s in knowledge.get("stability_groups", []) if s["group"] in steady
+    ]
     out["groups"] = [
         g
         for g in groups
