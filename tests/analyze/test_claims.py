@@ -100,10 +100,10 @@ def test_claims_name_their_sources_only_as_known() -> None:
 
 def test_findings_write_large_numbers_plainly_and_say_what_they_hold_for() -> None:
     """Regression: a finding read "9520 → 1.398e+04" and did not say which workload it was."""
-    from pgbench_kb.analyze.findings import _number, comparison_finding
+    from pgbench_kb.analyze.findings import comparison_finding, readable_number
 
-    assert _number(13976.6) == "13,977"
-    assert _number(430.605) == "430.6"
+    assert readable_number(13976.6) == "13,977"
+    assert readable_number(430.605) == "430.6"
     side = {"center": 9519.85, "statistic": "median", "n": 3, "spread": None, "value": 4}
     finding = comparison_finding(
         {

@@ -15,7 +15,7 @@ from pgbench_kb.analyze.describe import caveat_text, value_text
 from pgbench_kb.analyze.latency import METRIC_WORDS
 
 
-def _number(x: float) -> str:
+def readable_number(x: float) -> str:
     """Four significant digits, whole numbers from 1,000 on with separators (13,977, not
     1.398e+04)."""
     if abs(x) >= 1e15:
@@ -85,7 +85,8 @@ def comparison_finding(c: dict[str, Any]) -> dict[str, Any]:
     text = (
         f"On {c['machine']}{_context(c)}, {_change(c)}: tps {abs(c['change_pct']):.1f}% "
         f"{direction} "
-        f"({_number(a['center'])} → {_number(b['center'])}, {_what(a)} vs {_what(b)}; "
+        f"({readable_number(a['center'])} → {readable_number(b['center'])}, "
+        f"{_what(a)} vs {_what(b)}; "
         f"{_noise(c)}).{_caveats(c)}"
     )
     return {
@@ -108,7 +109,7 @@ def _latency_clause(c: dict[str, Any]) -> str:
     a, b = c["a"], c["b"]
     return (
         f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
-        f"so {c['outcome']} ({_number(a['center'])} → {_number(b['center'])} ms, "
+        f"so {c['outcome']} ({readable_number(a['center'])} → {readable_number(b['center'])} ms, "
         f"{_what(a)} vs {_what(b)}; {_noise(c)})"
     )
 

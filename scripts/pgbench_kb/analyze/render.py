@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pgbench_kb.analyze.describe import caveat_text, value_text
+from pgbench_kb.analyze.findings import readable_number
 from pgbench_kb.analyze.latency import METRICS
 
 VERDICT_TEXT = {
@@ -17,9 +18,9 @@ VERDICT_TEXT = {
 }
 
 
-def _figure(side: dict[str, Any], digits: int = 6) -> str:
-    center = side["center"]
-    text = f"{center:.{digits}g}"
+def _figure(side: dict[str, Any]) -> str:
+    """A centre as the findings write it (``1,208``, ``80.24``, ``3.303``) and its CV."""
+    text = readable_number(side["center"])
     spread = side.get("spread")
     if spread and spread.get("cv_pct") is not None:
         text += f" ±{spread['cv_pct']:.1f}%"
@@ -31,14 +32,13 @@ def _short(text: str, width: int) -> str:
 
 
 def latency_line(c: dict[str, Any]) -> str:
-    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse`` (four
-    significant digits: a millisecond figure needs no more)."""
+    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse``."""
     name = f"latency {METRICS[c['metric']][1]} (ms)"
     verdict = VERDICT_TEXT[c["verdict"]]
     if c["outcome"] in ("better", "worse"):
         verdict += f": {c['outcome']}"
     return (
-        f"      {name:<30} {_figure(c['a'], 4):>16} → {_figure(c['b'], 4):<16} "
+        f"      {name:<30} {_figure(c['a']):>16} → {_figure(c['b']):<16} "
         f"{c['change_pct']:+7.1f}%  {verdict}"
     )
 
