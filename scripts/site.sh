@@ -15,6 +15,9 @@ set -Eeuo pipefail
 
 SITE_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SITE_STAGING=""
+SITE_WORK=""
+SITE_START=""
+declare -a SITE_PIDS=()
 declare -a SITE_STAGES=()
 declare -a SITE_SECONDS=()
 
@@ -27,16 +30,27 @@ site_stage() {
   SITE_SECONDS+=("$(awk -v a="$start" -v b="$(site_now)" 'BEGIN { printf "%.2f", b - a }')")
 }
 
-site_print_timings() {
-  local total=0 i
-  for i in "${!SITE_SECONDS[@]}"; do
-    total="$(awk -v a="$total" -v b="${SITE_SECONDS[$i]}" 'BEGIN { printf "%.2f", a + b }')"
+# site_cleanup — on exit: stop a kb check still running beside derive, remove the scratch
+# folder and a half-built staging folder.
+site_cleanup() {
+  local pid
+  for pid in "${SITE_PIDS[@]}"; do
+    kill "$pid" 2>/dev/null || true
   done
+  [[ -z "$SITE_WORK" ]] || rm -rf "$SITE_WORK"
+  [[ -z "$SITE_STAGING" ]] || rm -rf "$SITE_STAGING"
+}
+
+# site_print_timings — each stage's seconds and share of the whole build's wall time. kb check
+# runs beside kb derive (and its charts), so the shares add up to more than 100 %.
+site_print_timings() {
+  local total i
+  total="$(awk -v a="$SITE_START" -v b="$(site_now)" 'BEGIN { printf "%.2f", b - a }')"
   for i in "${!SITE_STAGES[@]}"; do
     awk -v n="${SITE_STAGES[$i]}" -v s="${SITE_SECONDS[$i]}" -v t="$total" \
       'BEGIN { printf "  %-9s %7.2f s  %5.1f%%\n", n, s, (t > 0 ? 100 * s / t : 0) }'
   done
-  printf '  %-9s %7.2f s\n' "total" "$total"
+  printf '  %-9s %7.2f s  (wall; * ran beside derive and charts)\n' "total" "$total"
 }
 
 # site_hugo_config ROOT SOURCE OUT — write a Hugo config for ROOT whose mounts are absolute:
@@ -62,6 +76,7 @@ site_main() {
       *) echo "error: unknown option '$1' (see scripts/site.sh --help)" >&2; return 1 ;;
     esac
   done
+  SITE_START="$(site_now)"
   local checkout bin
   checkout="$(cd "$SITE_HERE/.." && pwd)"
   bin="$checkout/.venv/bin"
@@ -76,14 +91,38 @@ site_main() {
   local source="$root"
   [[ -f "$root/config.toml" && -d "$root/layouts" ]] || source="$checkout"
 
-  local start report
+  # kb check and kb derive read the same files and neither writes what the other reads, so they
+  # run side by side (two cores). The build stops after both if the check found errors, before
+  # Hugo, so public/ is left as it was. Each stage's seconds count from the same start.
+  local start report derived check_status check_end derive_status=0 check_pid
+  SITE_WORK="$(mktemp -d "${TMPDIR:-/tmp}/kb-site.XXXXXX")"
+  trap 'site_cleanup' EXIT
   start="$(site_now)"
-  if ! report="$(cd "$root" && "$bin/kb" check "${check_args[@]}")"; then
+  (
+    cd "$root"
+    "$bin/kb" check "${check_args[@]}" >"$SITE_WORK/check" &
+    child=$!
+    trap 'kill "$child" 2>/dev/null' TERM
+    status=0
+    wait "$child" || status=$?
+    printf '%s %s\n' "$status" "$(site_now)" >"$SITE_WORK/check.status"
+  ) &
+  check_pid=$!
+  SITE_PIDS+=("$check_pid")
+  derived="$("$bin/kb" derive "${derive_args[@]}")" || derive_status=$?
+  site_stage derive "$start"
+  wait "$check_pid" || true
+  SITE_PIDS=()
+  read -r check_status check_end <"$SITE_WORK/check.status" || check_status=1
+  report="$(cat "$SITE_WORK/check")"
+  if ((check_status != 0)); then
     printf '%s\n' "$report" >&2
     echo "error: kb check found errors: fix them before building the site" >&2
     return 1
   fi
-  site_stage check "$start"
+  ((derive_status == 0)) || return "$derive_status"
+  SITE_STAGES=("check*" "${SITE_STAGES[@]}")
+  SITE_SECONDS=("$(awk -v a="$start" -v b="$check_end" 'BEGIN { printf "%.2f", b - a }')" "${SITE_SECONDS[@]}")
   # Warnings do not stop the build, but they are said: the first few, then how many more.
   local warnings shown=5
   warnings="$(printf '%s\n' "$report" | grep -cE ': warning: ' || true)"
@@ -92,12 +131,7 @@ site_main() {
     echo "… and $((warnings - shown)) more warning(s): \`make check\` lists them all" >&2
   fi
   printf '%s\n' "$report" | tail -n 1
-
-  start="$(site_now)"
-  local derived
-  derived="$("$bin/kb" derive "${derive_args[@]}")"
   echo "$derived"
-  site_stage derive "$start"
   # kb derive says how long chart drawing took inside it; show it as its own stage.
   local chart_seconds
   chart_seconds="$(sed -n 's/.*charts \([0-9.]*\) s:.*/\1/p' <<<"$derived")"
@@ -114,8 +148,6 @@ site_main() {
   SITE_STAGING="$root/build/public.new"
   local staging="$SITE_STAGING"
   rm -rf "$staging"
-  # A failed Hugo or Pagefind run leaves no half-built folder behind.
-  trap 'rm -rf "$SITE_STAGING"' EXIT
   site_hugo_config "$root" "$source" "$root/build/hugo.toml"
   start="$(site_now)"
   "$hugo" --source "$root" --config "$root/build/hugo.toml" --destination "$staging" \
@@ -127,7 +159,7 @@ site_main() {
   site_stage Pagefind "$start"
   rm -rf "$root/public"
   mv "$staging" "$root/public"
-  trap - EXIT
+  SITE_STAGING=""
   echo "site: $root/public ($(find "$root/public" -name '*.html' | wc -l) pages)"
   if ((timings)); then
     site_print_timings
