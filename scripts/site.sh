@@ -6,7 +6,8 @@
 # Inputs:  ROOT/data/runs/**.yaml (or ROOT/runs/ in a tree written by `kb synth`), ROOT/content/,
 #          and ROOT's config.toml, layouts/ and static/ (this checkout's where ROOT has none).
 # Writes:  ROOT/build/site/ (generated pages, data, charts), ROOT/build/cache/ (parsed run files,
-#          rendered charts), ROOT/public/ (the site, replaced whole) with ROOT/public/pagefind/.
+#          kb check's per-file results, rendered charts), ROOT/public/ (the site, replaced
+#          whole) with ROOT/public/pagefind/.
 # stdout:  one line per stage; with --timings, each stage's seconds and share of the whole.
 # stderr:  problems.
 # Exit:    0 built; 1 `kb check` found errors or a stage failed (public/ is then left as it was:
@@ -95,6 +96,8 @@ site_main() {
   # run side by side (two cores). The build stops after both if the check found errors, before
   # Hugo, so public/ is left as it was. Each stage's seconds count from the same start.
   local start report derived check_status check_end derive_status=0 check_pid
+  # kb check keeps its per-file results in build/cache when that folder exists.
+  mkdir -p "$root/build/cache"
   SITE_WORK="$(mktemp -d "${TMPDIR:-/tmp}/kb-site.XXXXXX")"
   trap 'site_cleanup' EXIT
   start="$(site_now)"

@@ -4,11 +4,14 @@ report.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pgbench_kb.runs.check.across import across_runs
 from pgbench_kb.runs.check.notes import check_note
@@ -22,6 +25,10 @@ from pgbench_kb.runs.runfile import (
 
 PARALLEL_FROM = 400
 RUN_SUFFIXES = {".yaml", ".yml"}
+#: Per-file results, kept only where this folder already exists (``make site`` makes it).
+CACHE_DIR = Path("build") / "cache"
+CACHE_NAME = "check.pickle"
+PACKAGE = Path(__file__).resolve().parents[2]
 
 
 def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], list[Finding]]:
@@ -111,22 +118,38 @@ def _jobs_for(count: int, jobs: int | None) -> int:
 
 
 def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) -> Report:
-    """Check the run files and notes under ``paths`` (default: the project's data and notes)."""
+    """Check the run files and notes under ``paths`` (default: the project's data and notes).
+
+    Each run file's own findings are kept in ``ROOT/build/cache/check.pickle`` when that folder
+    exists (see ``FileCache``): a file whose bytes, raw files, hardware notes, date and checking
+    code are all unchanged is not checked again. The rules across files, the notes and the
+    stray-file search always run in full."""
     runs, notes, missing = _collect(paths, root)
     report = Report(runs=len(runs), notes=len(notes), findings=list(missing))
     today = datetime.now(UTC).strftime("%Y%m%d")
-    work = [(str(p), str(root), today) for p in runs]
+    cache = FileCache(root, today)
+    outcomes: dict[str, tuple[list[Finding], RunSummary | None]] = {}
+    work = []
+    for path in runs:
+        hit = cache.get(str(path))
+        if hit is None:
+            work.append((str(path), str(root), today))
+        else:
+            outcomes[str(path)] = hit
     workers = _jobs_for(len(work), jobs)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            outcomes = list(
-                pool.map(_check_one, work, chunksize=max(1, len(work) // (workers * 8)))
-            )
+            fresh = list(pool.map(_check_one, work, chunksize=max(1, len(work) // (workers * 8))))
     else:
-        outcomes = [_check_one(job) for job in work]
+        fresh = [_check_one(job) for job in work]
+    for (path, _root, _today), outcome in zip(work, fresh, strict=True):
+        outcomes[path] = outcome
+        cache.put(path, outcome)
+    cache.save([str(p) for p in runs])
     summaries = []
     found: list[Finding] = []
-    for findings, summary in outcomes:
+    for path in runs:
+        findings, summary = outcomes[str(path)]
         found.extend(findings)
         if summary is not None:
             summaries.append(summary)
@@ -140,6 +163,101 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
     if not paths:
         report.findings.extend(stray_files(root, runs, summaries))
     return report
+
+
+def _stamp(path: str | Path) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def code_fingerprint() -> str:
+    """A digest of the checking code and schemas (the whole package): new code, new results."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.suffix in {".py", ".json"} and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(PACKAGE).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class FileCache:
+    """One run file's findings and summary, reused while everything they came from is unchanged:
+    the run file (size, modification time, inode), every raw file it lists, the set of hardware
+    notes (a run names its machine's), today's date (dates in the future are errors), the
+    working folder (paths are shown as given) and the checking code. A file that could not be
+    read as a run file is always checked again.
+
+    Regression guard: a cache that missed one of these would report a fixed file as broken, or
+    a broken one as fine (tests/check/test_check_cache.py changes each and sees the report
+    change)."""
+
+    def __init__(self, root: Path, today: str) -> None:
+        folder = root / CACHE_DIR
+        self.file = folder / CACHE_NAME if is_dir(folder) else None
+        self.root = root
+        self.entries: dict[str, Any] = {}
+        #: Each file's stamp as it was before it was checked (a change while checking is seen).
+        self.before: dict[str, Any] = {}
+        self.changed = False
+        if self.file is None:
+            return
+        notes = root / HARDWARE_DIR
+        note_names = sorted(p.name for p in notes.glob("*.md")) if is_dir(notes) else []
+        self.context = (code_fingerprint(), today, os.getcwd(), str(root), tuple(note_names))
+        try:
+            saved = pickle.loads(self.file.read_bytes())
+        except (OSError, pickle.PickleError, EOFError, ValueError, TypeError, AttributeError):
+            saved = None
+        if isinstance(saved, dict) and saved.get("context") == self.context:
+            self.entries = saved.get("entries") or {}
+
+    def _deps(self, summary: RunSummary) -> tuple[tuple[str, Any], ...]:
+        return tuple((raw, _stamp(self.root / raw)) for raw in summary.raw_paths)
+
+    def get(self, path: str) -> tuple[list[Finding], RunSummary | None] | None:
+        if self.file is None:
+            return None
+        self.before[path] = now = _stamp(path)
+        entry = self.entries.get(path)
+        if entry is None:
+            return None
+        stamp, deps, outcome = entry
+        if stamp != now or any(_stamp(self.root / raw) != was for raw, was in deps):
+            return None
+        return outcome
+
+    def put(self, path: str, outcome: tuple[list[Finding], RunSummary | None]) -> None:
+        if self.file is None:
+            return
+        summary = outcome[1]
+        self.changed = True
+        if summary is None:
+            self.entries.pop(path, None)
+            return
+        self.entries[path] = (self.before.get(path), self._deps(summary), outcome)
+
+    def save(self, paths: list[str]) -> None:
+        """Write the cache (atomically): the entries of ``paths`` (just checked) and those of
+        other files that still exist (a check of one folder keeps the rest)."""
+        if self.file is None:
+            return
+        checked = set(paths)
+        kept = {p: e for p, e in self.entries.items() if p in checked or os.path.exists(p)}
+        if not self.changed and len(kept) == len(self.entries):
+            return
+        partial = self.file.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            partial.write_bytes(
+                pickle.dumps(
+                    {"context": self.context, "entries": kept}, protocol=pickle.HIGHEST_PROTOCOL
+                )
+            )
+            partial.replace(self.file)
+        except OSError:
+            partial.unlink(missing_ok=True)
 
 
 STRAY_TEMP_HINT = (
