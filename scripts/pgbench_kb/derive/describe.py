@@ -163,21 +163,35 @@ DISTINGUISHERS: tuple[tuple[str, Any], ...] = (
 )
 
 
+def title_features(run: dict[str, Any]) -> dict[str, Any]:
+    """What ``distinguishing_features`` needs of one run (small: computed once per run file)."""
+    return {
+        "features": {key: how(run) for key, how in DISTINGUISHERS},
+        "settings": _get(run, "postgres.settings") or {},
+        "transcribed": run.get("origin") == "transcribed",
+    }
+
+
 def distinguishing(runs: list[dict[str, Any]]) -> list[list[str]]:
     """For each run of one machine, the short words that set it apart from the others: only
     the features whose value varies among them, and settings only when no settings profile
     names the difference. Two runs that differ in nothing get the same words."""
-    features = [{key: how(run) for key, how in DISTINGUISHERS} for run in runs]
+    return distinguishing_features([title_features(run) for run in runs])
+
+
+def distinguishing_features(runs: list[dict[str, Any]]) -> list[list[str]]:
+    """``distinguishing`` from each run's ``title_features``."""
+    features = [run["features"] for run in runs]
     varying = [k for k, _ in DISTINGUISHERS if len({str(f[k]) for f in features}) > 1]
     profiles_named = "profile" in varying
-    settings = [(_get(run, "postgres.settings") or {}) for run in runs]
+    settings = [run["settings"] for run in runs]
     names = sorted({name for s in settings for name in s})
     varying_settings = [n for n in names if len({str(s.get(n)) for s in settings}) > 1]
     words = []
     for run, feature, setting in zip(runs, features, settings, strict=True):
         shown = [str(feature[k]) for k in varying if feature[k] is not None]
         if not profiles_named:
-            absent = "not stated" if run.get("origin") == "transcribed" else "default"
+            absent = "not stated" if run["transcribed"] else "default"
             shown += [f"{n}={setting.get(n, absent)}" for n in varying_settings]
         words.append(shown)
     return words

@@ -173,16 +173,15 @@ def page_slug(text: str) -> str:
     return slug
 
 
-def load(runs: list[tuple[Path, dict[str, Any]]], root: Path | None = None) -> dict[str, Any]:
-    """What analyze finds in ``runs`` (path, parsed run file): the Comparisons JSON object
-    with its groups, from the runs derive has already read (each file is parsed once), and
-    the sources' claims of ``ROOT/data/claims.yaml`` checked against it."""
+def from_records(records: list[Any], root: Path | None = None) -> dict[str, Any]:
+    """What analyze finds in the runs' records (``analyze.load.record_of`` of each run file,
+    made once when derive reads it): the Comparisons JSON object with its groups, and the
+    sources' claims of ``ROOT/data/claims.yaml`` checked against it."""
     from pgbench_kb.analyze import knowledge_from_runs
     from pgbench_kb.analyze.claims import load_claims
-    from pgbench_kb.analyze.load import record_of
 
     claims = load_claims(root) if root is not None else None
-    return knowledge_from_runs([record_of(data, path.as_posix()) for path, data in runs], claims)
+    return knowledge_from_runs(records, claims)
 
 
 def _value(value: Any) -> str:

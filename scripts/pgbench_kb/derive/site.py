@@ -18,24 +18,22 @@ leaves no page behind. Two derivations of the same data write the same bytes.
 from __future__ import annotations
 
 import csv
+import gc
 import hashlib
 import io
 import json
 import os
-import pickle
 import re
 import shutil
 import time
 from collections import defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes, runpage
+from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes, prepared, runpage
 from pgbench_kb.derive import format as fmt
-from pgbench_kb.derive.describe import distinguishing
+from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError
-from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_file
 
 #: How a figure is written on the pages (tests compare the pages against it).
 format_figure = fmt.figure
@@ -48,8 +46,6 @@ HOME_RECENT = 12
 HOME_FINDINGS = 8
 #: A family with more comparisons than this gets one page per machine.
 SPLIT_FROM = 100
-#: From this many files to parse, parsing runs in parallel processes.
-PARALLEL_FROM = 500
 CSV_FIELDS = (
     "id", "file", "origin", "synthetic", "machine", "client_machine", "recorded_at",
     "workload", "scale", "clients", "threads", "duration_s", "transactions_per_client",
@@ -75,50 +71,6 @@ def page_text(front: dict[str, Any], body: str = "") -> str:
     front = {"title": front.pop("title"), **front}
     front.setdefault("params", {})["generated"] = GENERATED_NOTE
     return json.dumps(front, ensure_ascii=False, allow_nan=False) + "\n" + body
-
-
-def _load_one(path: str) -> Any:
-    return load_yaml_file(Path(path)).data
-
-
-def load_runs(root: Path, runs_dir: Path | None = None) -> list[tuple[Path, dict[str, Any]]]:
-    """Every run file under ``runs_dir`` (default ``ROOT/data/runs``), in path order.
-
-    Parsed files are kept in ``ROOT/build/cache/runs.pickle`` keyed by path, size and mtime, so
-    a rebuild after adding one run parses one file; a cold start parses in two processes.
-    """
-    folder = runs_dir or root / RUNS_DIR
-    paths = sorted(folder.rglob("*.yaml"))
-    cache_file = root / "build" / "cache" / "runs.pickle"
-    try:
-        cached = pickle.loads(cache_file.read_bytes())
-    except (OSError, pickle.PickleError, EOFError, ValueError, TypeError, AttributeError):
-        cached = {}
-    stamps = {}
-    for path in paths:
-        stat = path.stat()
-        stamps[str(path)] = (stat.st_size, stat.st_mtime_ns)
-    todo = [str(p) for p in paths if cached.get(str(p), (None,))[0] != stamps[str(p)]]
-    if len(todo) >= PARALLEL_FROM:
-        with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 1, 4)) as pool:
-            parsed = list(pool.map(_load_one, todo, chunksize=64))
-    else:
-        parsed = [_load_one(p) for p in todo]
-    for path, data in zip(todo, parsed, strict=True):
-        cached[path] = (stamps[path], data)
-    fresh = {str(p): cached[str(p)] for p in paths}
-    if todo or len(fresh) != len(cached):
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache_file.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(pickle.dumps(fresh, protocol=pickle.HIGHEST_PROTOCOL))
-        partial.replace(cache_file)
-    runs = []
-    for path in paths:
-        data = fresh[str(path)][1]
-        if isinstance(data, dict):
-            shown = path.relative_to(root) if path.is_relative_to(root) else path
-            runs.append((shown, data))
-    return runs
 
 
 def prepare_out(out: Path, *, owned: bool = False) -> None:
@@ -249,74 +201,32 @@ def _link_or_copy(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
-def progress_chart(site: Site, run: dict[str, Any], title: str) -> dict[str, Any] | None:
-    progress = runpage._get(run, "results.progress") or {}
-    t_s, tps = progress.get("t_s"), progress.get("tps")
-    svg = charts.progress_svg(t_s or [], tps or [], title="tps every second" if (
-        progress.get("interval_s") == 1) else "tps per progress interval")  # fmt: skip
-    if svg is None:
-        return None
-    name = charts.svg_name(svg)
-    site.static(f"charts/{name}", svg)
-    site.progress_charts += 1
-    latency = progress.get("latency_ms") or []
-    rows = []
-    for index, (t, value) in enumerate(zip(t_s, tps, strict=False)):
-        lat = latency[index] if index < len(latency) else None
-        rows.append({"t": fmt.figure(t), "tps": fmt.figure(value), "latency": fmt.figure(lat)})
-    values = [v for v in tps if isinstance(v, int | float)]
-    description = (
-        f"Throughput of {title} as pgbench reported it every "
-        f"{fmt.count(progress.get('interval_s') or 1, 'second')}: "
-        f"{fmt.count(len(values), 'point')}, from {fmt.figure(float(min(values)))} to "
-        f"{fmt.tps(float(max(values)))}."
-    )
-    return {"src": f"charts/{name}", "description": description, "rows": rows}
-
-
-def run_front(
-    site: Site, run: dict[str, Any], row: dict[str, Any], apart: list[str], links: dict[str, Any]
-) -> dict[str, Any]:
-    results = run.get("results") or {}
-    title = runpage.run_title(row, apart)
-    settings = runpage.split_settings(runpage._get(run, "postgres.settings"))
-    front: dict[str, Any] = {"title": title}
+def run_page(site: Site, run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any]) -> str:
+    """A run page's text: what the run alone gives (prepared once, as JSON text) around its
+    title, row and links. The bytes are those ``page_text`` writes for the same front matter
+    (``{"title", "date", "params": {"kind", "run", …, **links, "generated"}}``)."""
+    head: dict[str, Any] = {"title": row["title"]}
     date = hugo_date(row["recorded_at"])
     if date:
-        front["date"] = date
-    machine_words = f"on {row['machine']}"
-    if row["client_machine"]:
-        machine_words += f" (pgbench on {row['client_machine']})"
-    origin = {"measured": "measured", "transcribed": "transcribed from a publication"}.get(
-        str(row["origin"]), str(row["origin"])
+        head["date"] = date
+    progress = "null"
+    if run.progress is not None:
+        site.static(f"charts/{run.progress.name}", run.progress.svg)
+        site.progress_charts += 1
+        description = f"Throughput of {row['title']}{run.progress.description_tail}"
+        progress = (
+            f'{{"src": {json.dumps(f"charts/{run.progress.name}")}, '
+            f'"description": {json.dumps(description, ensure_ascii=False)}, '
+            f'"rows": {run.progress.rows_json}}}'
+        )
+    tail = {**links, "generated": GENERATED_NOTE}
+    return (
+        f"{json.dumps(head, ensure_ascii=False)[:-1]}, "
+        f'"params": {{"kind": "run", "run": {json.dumps(row, ensure_ascii=False, allow_nan=False)}'
+        f", {run.before_progress}, "
+        f'"progress": {progress}, {run.after_progress}, '
+        f"{json.dumps(tail, ensure_ascii=False, allow_nan=False)[1:]}}}\n"
     )
-    front["params"] = {
-        "kind": "run",
-        "run": row,
-        "subtitle": f"{machine_words} · recorded {row['recorded_at']} · {origin}",
-        "figures": runpage.figures(run, row),
-        "setup": runpage.setup(run, row),
-        "percentiles": runpage.ordered_percentiles(
-            results.get("latency_percentiles_ms"), results.get("latency_percentiles_from")
-        ),
-        "percentiles_source": runpage.describe_percentile_source(
-            results.get("latency_percentiles_from")
-        ),
-        "statements": runpage.statements(results),
-        "counters": runpage.counters(run),
-        "settings": settings,
-        "facts": runpage.facts(run),
-        "progress": progress_chart(site, run, title),
-        "raw": runpage.raw_output(run, site.root),
-        "facets": runpage.facets(run, row),
-        "sort_tps": f"{row['tps']:.6f}" if isinstance(row["tps"], int | float) else None,
-        "notes": runpage._get(run, "provenance.notes"),
-        "source": runpage._get(run, "provenance.source")
-        if row["origin"] == "transcribed"
-        else None,
-        **links,
-    }
-    return front
 
 
 def csv_text(rows: list[dict[str, Any]]) -> str:
@@ -331,14 +241,28 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
 
 
 def derive_site(*, root: Path, out: Path | None = None, runs_dir: Path | None = None) -> str:
+    """Derive everything under ``out`` (default ``ROOT/build/site``); returns the summary line.
+
+    Hundreds of thousands of small acyclic objects are made on 10,000 runs: the cycle
+    collector would only walk them again and again, so it is off until the derivation ends."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _derive(root=root, out=out, runs_dir=runs_dir)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     default = root / "build" / "site"
     out = out or default
     started = time.perf_counter()
     notes.check_pages(root)
-    runs = load_runs(root, runs_dir)
-    rows = [runpage.run_row(run, path) for path, run in runs]
+    runs = prepared.load(root, runs_dir)
+    rows = [run.row for run in runs]
     names = [page_name(row) for row in rows]
-    known = knowledge.load(runs, root)
+    known = knowledge.from_records([run.record for run in runs], root)
     history = gitlog.history(root)
     prepare_out(out, owned=out.resolve() == default.resolve())
     site = Site(root, out)
@@ -349,10 +273,10 @@ def derive_site(*, root: Path, out: Path | None = None, runs_dir: Path | None = 
         row["apart"] = ", ".join(words)
         row["url"] = run_url(str(row["id"]))
     placed = place_knowledge(site, known, rows)
-    for (path, run), row, name, words in zip(runs, rows, names, apart, strict=True):
+    for run, row, name in zip(runs, rows, names, strict=True):
         links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
-        links = links | {"last_change": history["files"].get(path.as_posix())}
-        site.page(f"runs/{name}", run_front(site, run, row, words, links))
+        links = links | {"last_change": history["files"].get(run.path.as_posix())}
+        site.files[f"content/runs/{name}"] = run_page(site, run, row, links)
     rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
     site.page(
         "runs/_index.md",
@@ -374,15 +298,15 @@ def derive_site(*, root: Path, out: Path | None = None, runs_dir: Path | None = 
     )
 
 
-def titles_apart(runs: list[tuple[Path, dict[str, Any]]]) -> list[list[str]]:
+def titles_apart(runs: list[prepared.Prepared]) -> list[list[str]]:
     """For each run, what sets it apart from the other runs of its machine."""
     by_machine: dict[Any, list[int]] = defaultdict(list)
-    for index, (_path, run) in enumerate(runs):
-        by_machine[run.get("machine")].append(index)
+    for index, run in enumerate(runs):
+        by_machine[run.row["machine"]].append(index)
     words: list[list[str]] = [[] for _ in runs]
     for indexes in by_machine.values():
         for index, shown in zip(
-            indexes, distinguishing([runs[i][1] for i in indexes]), strict=True
+            indexes, distinguishing_features([runs[i].features for i in indexes]), strict=True
         ):
             words[index] = shown
     return words
@@ -653,6 +577,7 @@ def write_comparison_pages(
     site: Site, families: dict[str, list[dict[str, Any]]], known: dict[str, Any]
 ) -> None:
     listed = []
+    cited = cited_slugs(known)
     for slug, title, about, _ in knowledge.FAMILIES:
         items = sorted(families.get(slug, []), key=lambda c: (c["machine"], c["id"]))
         if not items:
@@ -661,12 +586,14 @@ def write_comparison_pages(
         for item in items:
             pages[item["url"].split("/")[1]].append(item)
         if len(pages) == 1:
-            write_comparison_page(site, slug, title, about, items, known)
+            write_comparison_page(site, slug, title, about, items, known, cited)
         else:
             parts = []
             for page, page_items in sorted(pages.items()):
                 machine = page_items[0]["machine"]
-                write_comparison_page(site, page, f"{title} on {machine}", about, page_items, known)
+                write_comparison_page(
+                    site, page, f"{title} on {machine}", about, page_items, known, cited
+                )
                 parts.append(
                     {"title": machine, "url": f"comparisons/{page}/", "n": len(page_items)}
                 )
@@ -698,6 +625,17 @@ def write_comparison_pages(
     )
 
 
+def cited_slugs(known: dict[str, Any]) -> dict[int, frozenset[str]]:
+    """For each finding and interaction (by ``id()``), the page slugs of the comparisons it
+    cites: worked out once, not once per comparison page."""
+    return {
+        id(entry): frozenset(knowledge.page_slug(str(c)) for c in entry.get("comparisons") or [])
+        for key in ("findings", "interactions")
+        for entry in known.get(key) or []
+        if isinstance(entry, dict)
+    }
+
+
 def write_comparison_page(
     site: Site,
     slug: str,
@@ -705,13 +643,15 @@ def write_comparison_page(
     about: str,
     items: list[dict[str, Any]],
     known: dict[str, Any],
+    cited: dict[int, frozenset[str]] | None = None,
 ) -> None:
     """One page of comparisons: an overview chart, the findings and interactions that cite
     them, and each comparison in full."""
     ids = {c["id"] for c in items}
+    cited = cited or cited_slugs(known)
 
     def cites(entry: dict[str, Any]) -> bool:
-        return bool({knowledge.page_slug(str(c)) for c in entry.get("comparisons") or []} & ids)
+        return not ids.isdisjoint(cited[id(entry)])
 
     findings = [
         {"text": str(f.get("text"))}
@@ -966,16 +906,15 @@ def write_sources(
 
 def write_downloads(
     site: Site,
-    runs: list[tuple[Path, dict[str, Any]]],
+    runs: list[prepared.Prepared],
     rows: list[dict[str, Any]],
     known: dict[str, Any],
 ) -> None:
-    everything = {
-        "format": "pgbench-kb/runs/1",
-        "generated": GENERATED_NOTE,
-        "runs": [run for _path, run in runs],
-    }
-    site.static("downloads/runs.json", json.dumps(everything, ensure_ascii=False, default=str))
+    head = json.dumps(
+        {"format": "pgbench-kb/runs/1", "generated": GENERATED_NOTE, "runs": []}, ensure_ascii=False
+    )
+    everything = head[:-2] + ", ".join(run.download for run in runs) + "]}"
+    site.static("downloads/runs.json", everything)
     site.static("downloads/runs.csv", csv_text(sorted(rows, key=lambda r: str(r["id"]))))
     comparisons = {k: v for k, v in known.items() if k != "groups"}
     comparisons.setdefault("format", "pgbench-kb/comparisons/1")

@@ -1,0 +1,285 @@
+"""Everything ``kb derive`` computes from one run file alone, computed once per file.
+
+A run page is mostly the run's own: its figures, setup, facts, settings, raw output and progress
+chart. Only its title (what sets it apart from its machine's other runs) and its links (group,
+comparisons, stability, last change) need the other runs. ``prepare`` computes the part of one
+run that needs nothing else — already written as JSON text — with the row lists show, the
+record ``analyze`` reads, the features titles are made of, and the run's JSON for the download.
+
+``load`` prepares every run file, in parallel processes when there are many, and keeps what it
+prepared in ``ROOT/build/cache/derive-runs.pickle``: a file is prepared again only when it, one
+of its raw files, or the code changed. So a build after adding one run prepares one run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pgbench_kb.derive import charts, runpage
+from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive.describe import title_features
+from pgbench_kb.errors import KbError, RunFileError
+from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
+
+#: From this many files to prepare, preparing runs in parallel processes.
+PARALLEL_FROM = 500
+CACHE_NAME = "derive-runs.pickle"
+PACKAGE = Path(__file__).resolve().parents[1]
+#: The run page's parameters that depend on the run alone, in page order (split where the
+#: progress chart, whose description names the title, goes between them).
+FRONT_BEFORE_PROGRESS = (
+    "subtitle", "figures", "setup", "percentiles", "percentiles_source", "statements",
+    "counters", "settings", "facts",
+)  # fmt: skip
+FRONT_AFTER_PROGRESS = ("raw", "facets", "sort_tps", "notes", "source")
+
+
+@dataclass
+class Progress:
+    """A run's ``-P`` chart: the SVG, its file name, the rest of its description after the
+    title, and its data rows as JSON text."""
+
+    svg: str
+    name: str
+    description_tail: str
+    rows_json: str
+
+
+@dataclass
+class Prepared:
+    path: Path
+    row: dict[str, Any]
+    record: Any
+    features: dict[str, Any]
+    before_progress: str
+    progress: Progress | None
+    after_progress: str
+    download: str
+    #: The raw files the run lists (the page shows its output): a change prepares it again.
+    raw_paths: tuple[str, ...] = ()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+def _items(values: dict[str, Any]) -> str:
+    """``"a": 1, "b": 2`` — a mapping's items as JSON text, to be put inside another mapping
+    (``json.dumps`` of the whole would write the same bytes)."""
+    return _dumps(values)[1:-1]
+
+
+def progress_of(run: dict[str, Any]) -> Progress | None:
+    progress = runpage._get(run, "results.progress") or {}
+    t_s, tps = progress.get("t_s"), progress.get("tps")
+    svg = charts.progress_svg(t_s or [], tps or [], title="tps every second" if (
+        progress.get("interval_s") == 1) else "tps per progress interval")  # fmt: skip
+    if svg is None:
+        return None
+    latency = progress.get("latency_ms") or []
+    rows = []
+    for index, (t, value) in enumerate(zip(t_s, tps, strict=False)):
+        lat = latency[index] if index < len(latency) else None
+        rows.append({"t": fmt.figure(t), "tps": fmt.figure(value), "latency": fmt.figure(lat)})
+    values = [v for v in tps if isinstance(v, int | float)]
+    tail = (
+        f" as pgbench reported it every "
+        f"{fmt.count(progress.get('interval_s') or 1, 'second')}: "
+        f"{fmt.count(len(values), 'point')}, from {fmt.figure(float(min(values)))} to "
+        f"{fmt.tps(float(max(values)))}."
+    )
+    return Progress(svg, charts.svg_name(svg), tail, _dumps(rows))
+
+
+def subtitle(row: dict[str, Any]) -> str:
+    machine_words = f"on {row['machine']}"
+    if row["client_machine"]:
+        machine_words += f" (pgbench on {row['client_machine']})"
+    origin = {"measured": "measured", "transcribed": "transcribed from a publication"}.get(
+        str(row["origin"]), str(row["origin"])
+    )
+    return f"{machine_words} · recorded {row['recorded_at']} · {origin}"
+
+
+def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
+    """One run file's data (``shown`` is its path as pages show it) → what its page and the
+    lists need from it alone."""
+    from pgbench_kb.analyze.load import record_of
+
+    results = run.get("results") or {}
+    row = runpage.run_row(run, shown)
+    front = {
+        "subtitle": subtitle(row),
+        "figures": runpage.figures(run, row),
+        "setup": runpage.setup(run, row),
+        "percentiles": runpage.ordered_percentiles(
+            results.get("latency_percentiles_ms"), results.get("latency_percentiles_from")
+        ),
+        "percentiles_source": runpage.describe_percentile_source(
+            results.get("latency_percentiles_from")
+        ),
+        "statements": runpage.statements(results),
+        "counters": runpage.counters(run),
+        "settings": runpage.split_settings(runpage._get(run, "postgres.settings")),
+        "facts": runpage.facts(run),
+    }
+    after = {
+        "raw": runpage.raw_output(run, root),
+        "facets": runpage.facets(run, row),
+        "sort_tps": f"{row['tps']:.6f}" if isinstance(row["tps"], int | float) else None,
+        "notes": runpage._get(run, "provenance.notes"),
+        "source": runpage._get(run, "provenance.source")
+        if row["origin"] == "transcribed"
+        else None,
+    }
+    return Prepared(
+        path=shown,
+        row=row,
+        record=record_of(run, shown.as_posix()),
+        features=title_features(run),
+        before_progress=_items(front),
+        progress=progress_of(run),
+        after_progress=_items(after),
+        download=json.dumps(run, ensure_ascii=False, default=str),
+        raw_paths=tuple(
+            str(item["path"])
+            for item in run.get("raw") or []
+            if isinstance(item, dict) and item.get("path")
+        ),
+    )
+
+
+def _read(path: Path) -> Any:
+    from pgbench_kb.analyze.fastyaml import fast_load
+
+    text = read_text_file(path)
+    data = fast_load(text)
+    if data is None:
+        data = load_yaml_text(text, path=str(path)).data
+    return data
+
+
+def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
+    """Worker: the prepared run, ``None`` for a file that holds no mapping, or the one-line
+    error (exceptions with keyword fields do not survive pickling whole)."""
+    path, shown, root = job
+    try:
+        data = _read(Path(path))
+        if not isinstance(data, dict):
+            return None
+        return prepare(data, Path(shown), Path(root))
+    except KbError as exc:
+        return str(exc)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except (OSError, ValueError):
+        return None
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+def code_fingerprint() -> str:
+    """A digest of the package's code and schemas: new code prepares every run again."""
+    digest = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.suffix in {".py", ".json"} and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(PACKAGE).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def shown_path(path: Path, root: Path) -> Path:
+    return path.relative_to(root) if path.is_relative_to(root) else path
+
+
+def load(root: Path, runs_dir: Path | None = None) -> list[Prepared]:
+    """Every run file under ``runs_dir`` (default ``ROOT/data/runs``) prepared, in path order;
+    files that hold no mapping are left out (``kb check`` names them)."""
+    folder = runs_dir or root / RUNS_DIR
+    paths = sorted(folder.rglob("*.yaml"))
+    cache = PreparedCache(root)
+    found: dict[str, Prepared | None] = {}
+    todo = []
+    for path in paths:
+        hit = cache.get(path)
+        if hit is cache.MISS:
+            todo.append((str(path), str(shown_path(path, root)), str(root)))
+        else:
+            found[str(path)] = hit
+    if len(todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+        workers = min(os.cpu_count() or 1, 4)
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            done = list(pool.map(_prepare_file, todo, chunksize=64))
+    else:
+        done = [_prepare_file(job) for job in todo]
+    for (path, _shown, _root), result in zip(todo, done, strict=True):
+        if isinstance(result, str):
+            raise RunFileError(result)
+        found[path] = result
+        cache.put(Path(path), result)
+    cache.save([str(p) for p in paths])
+    return [p for p in (found[str(path)] for path in paths) if p is not None]
+
+
+class PreparedCache:
+    """Prepared runs by path, reused while the run file (size, modification time, inode), each
+    raw file it lists and the package's code are unchanged. A build after one run was added,
+    edited or removed prepares only that one (tests/derive/test_derive_cache.py)."""
+
+    MISS = object()
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        folder = root / "build" / "cache"
+        self.file = folder / CACHE_NAME
+        self.context = (code_fingerprint(), str(root))
+        self.before: dict[str, Any] = {}
+        self.entries: dict[str, Any] = {}
+        self.changed = False
+        try:
+            saved = pickle.loads(self.file.read_bytes())
+        except (OSError, pickle.PickleError, EOFError, ValueError, TypeError, AttributeError):
+            saved = None
+        if isinstance(saved, dict) and saved.get("context") == self.context:
+            self.entries = saved.get("entries") or {}
+
+    def _raw_files(self, prepared: Prepared | None) -> tuple[tuple[str, Any], ...]:
+        if prepared is None:
+            return ()
+        return tuple((raw, _stamp(self.root / raw)) for raw in prepared.raw_paths)
+
+    def get(self, path: Path) -> Any:
+        self.before[str(path)] = now = _stamp(path)
+        entry = self.entries.get(str(path))
+        if entry is None:
+            return self.MISS
+        stamp, raws, prepared = entry
+        if stamp != now or any(_stamp(self.root / raw) != was for raw, was in raws):
+            return self.MISS
+        return prepared
+
+    def put(self, path: Path, prepared: Prepared | None) -> None:
+        self.changed = True
+        self.entries[str(path)] = (self.before.get(str(path)), self._raw_files(prepared), prepared)
+
+    def save(self, paths: list[str]) -> None:
+        kept = {p: self.entries[p] for p in paths if p in self.entries}
+        if not self.changed and len(kept) == len(self.entries):
+            return
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.file.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(
+            pickle.dumps(
+                {"context": self.context, "entries": kept}, protocol=pickle.HIGHEST_PROTOCOL
+            )
+        )
+        partial.replace(self.file)
