@@ -115,7 +115,8 @@ def run_url(run_id: str) -> str:
 
 
 class Site:
-    """One derivation: collects pages, data and static files, then writes them in one go."""
+    """One derivation: collects pages, data and static files and writes them (run pages as
+    they are made, the rest in ``write``), each only when its bytes changed."""
 
     def __init__(self, root: Path, out: Path) -> None:
         self.root = root
@@ -124,6 +125,12 @@ class Site:
         self.copies: dict[str, Path] = {}
         self.renderer = charts.ChartRenderer(root / "build" / "cache" / "charts")
         self.progress_charts = 0
+        self.manifest_file = out / ".kb-derive-manifest.json"
+        try:
+            self.old = json.loads(self.manifest_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.old = {}
+        self.new: dict[str, list[Any]] = {}
 
     def page(self, path: str, front: dict[str, Any], body: str = "") -> None:
         self.files[f"content/{path}"] = page_text(front, body)
@@ -141,41 +148,47 @@ class Site:
         self.copies[f"static/charts/{name}"] = cached
         return f"charts/{name}"
 
+    def emit(self, relative: str, text: str) -> None:
+        """Write one file now (10,000 run pages are not all held until the end)."""
+        if relative in self.new:
+            return
+        data = text.encode("utf-8")
+        target = self.out / relative
+        self.new[relative] = self._put(
+            target,
+            self.old.get(relative),
+            hashlib.sha1(data).hexdigest(),
+            lambda: target.write_bytes(data),
+        )
+
     def write(self) -> None:
-        """Write every file, skipping those whose bytes are already there (as the manifest of
-        the last derivation and the file's size and mtime say), and remove every file of the
-        folder that this derivation did not write (a run file removed leaves no page behind).
+        """Write every file not yet written, skipping those whose bytes are already there (as
+        the manifest of the last derivation and the file's size and mtime say), and remove
+        every file of the folder that this derivation did not write (a run file removed leaves
+        no page behind).
         """
-        manifest_file = self.out / ".kb-derive-manifest.json"
-        try:
-            old = json.loads(manifest_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            old = {}
-        new: dict[str, list[Any]] = {}
         for relative, text in sorted(self.files.items()):
-            data = text.encode("utf-8")
-            digest = hashlib.sha1(data).hexdigest()
-            target = self.out / relative
-            new[relative] = self._put(
-                target, old.get(relative), digest, lambda t=target, d=data: t.write_bytes(d)
-            )
+            self.emit(relative, text)
+        new = self.new
         for relative, source in sorted(self.copies.items()):
             target = self.out / relative
             new[relative] = self._put(
                 target,
-                old.get(relative),
+                self.old.get(relative),
                 source.name,
                 lambda t=target, s=source: _link_or_copy(s, t),
             )
-        keep = {MARKER, manifest_file.name, *new}
-        for folder, _dirs, names in os.walk(self.out, topdown=False):
+        keep = {MARKER, self.manifest_file.name, *new}
+        top = str(self.out)
+        for folder, _dirs, names in os.walk(top, topdown=False):
+            prefix = "" if folder == top else os.path.relpath(folder, top).replace(os.sep, "/")
             for name in names:
-                relative = Path(folder, name).relative_to(self.out).as_posix()
+                relative = f"{prefix}/{name}" if prefix else name
                 if relative not in keep:
-                    Path(folder, name).unlink()
-            if folder != str(self.out) and not os.listdir(folder):
+                    os.unlink(os.path.join(folder, name))
+            if folder != top and not os.listdir(folder):
                 os.rmdir(folder)
-        manifest_file.write_text(json.dumps(new, sort_keys=True), encoding="utf-8")
+        self.manifest_file.write_text(json.dumps(new, sort_keys=True), encoding="utf-8")
 
     @staticmethod
     def _put(target: Path, before: Any, digest: str, write: Any) -> list[Any]:
@@ -211,7 +224,7 @@ def run_page(site: Site, run: prepared.Prepared, row: dict[str, Any], links: dic
         head["date"] = date
     progress = "null"
     if run.progress is not None:
-        site.static(f"charts/{run.progress.name}", run.progress.svg)
+        site.emit(f"static/charts/{run.progress.name}", run.progress.svg)
         site.progress_charts += 1
         description = f"Throughput of {row['title']}{run.progress.description_tail}"
         progress = (
@@ -223,7 +236,7 @@ def run_page(site: Site, run: prepared.Prepared, row: dict[str, Any], links: dic
     return (
         f"{json.dumps(head, ensure_ascii=False)[:-1]}, "
         f'"params": {{"kind": "run", "run": {json.dumps(row, ensure_ascii=False, allow_nan=False)}'
-        f", {run.before_progress}, "
+        f", {prepared.unpack(run.before_progress_z)}, "
         f'"progress": {progress}, {run.after_progress}, '
         f"{json.dumps(tail, ensure_ascii=False, allow_nan=False)[1:]}}}\n"
     )
@@ -276,7 +289,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     for run, row, name in zip(runs, rows, names, strict=True):
         links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
         links = links | {"last_change": history["files"].get(run.path.as_posix())}
-        site.files[f"content/runs/{name}"] = run_page(site, run, row, links)
+        site.emit(f"content/runs/{name}", run_page(site, run, row, links))
     rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
     site.page(
         "runs/_index.md",
@@ -913,7 +926,7 @@ def write_downloads(
     head = json.dumps(
         {"format": "pgbench-kb/runs/1", "generated": GENERATED_NOTE, "runs": []}, ensure_ascii=False
     )
-    everything = head[:-2] + ", ".join(run.download for run in runs) + "]}"
+    everything = head[:-2] + ", ".join(prepared.unpack(run.download_z) for run in runs) + "]}"
     site.static("downloads/runs.json", everything)
     site.static("downloads/runs.csv", csv_text(sorted(rows, key=lambda r: str(r["id"]))))
     comparisons = {k: v for k, v in known.items() if k != "groups"}
