@@ -5,9 +5,10 @@
 # Usage:   scripts/site.sh [--root DIR] [--timings]
 # Inputs:  ROOT/data/runs/**.yaml (or ROOT/runs/ in a tree written by `kb synth`), ROOT/content/,
 #          and ROOT's config.toml, layouts/ and static/ (this checkout's where ROOT has none).
-# Writes:  ROOT/build/site/ (generated pages, data, charts), ROOT/build/cache/ (parsed run files,
-#          kb check's per-file results, rendered charts), ROOT/public/ (the site, replaced
-#          whole) with ROOT/public/pagefind/.
+# Writes:  ROOT/build/site/ (generated pages, data, charts), ROOT/build/cache/ (prepared run
+#          files, kb check's per-file results), ROOT/public/ (the site, replaced whole) with
+#          ROOT/public/pagefind/; the site it replaced waits in ROOT/build/public.old until
+#          the next build removes it.
 # stdout:  one line per stage; with --timings, each stage's wall seconds, share of the whole
 #          and CPU seconds, and the load average.
 # stderr:  problems.
@@ -19,6 +20,7 @@ SITE_HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SITE_STAGING=""
 SITE_WORK=""
 SITE_START=""
+SITE_OLD_PID=""
 declare -a SITE_PIDS=()
 declare -a SITE_STAGES=()
 declare -a SITE_SECONDS=()
@@ -66,6 +68,8 @@ site_cleanup() {
   done
   [[ -z "$SITE_WORK" ]] || rm -rf "$SITE_WORK"
   [[ -z "$SITE_STAGING" ]] || rm -rf "$SITE_STAGING"
+  # The previous site's removal is left to finish: no process outlives the build.
+  [[ -z "$SITE_OLD_PID" ]] || wait "$SITE_OLD_PID" 2>/dev/null || true
 }
 
 # site_print_timings — each stage's wall seconds, share of the whole build's wall time, and CPU
@@ -126,6 +130,12 @@ site_main() {
   local start report derived check_status check_end derive_status=0 check_pid
   # kb check keeps its per-file results in build/cache when that folder exists.
   mkdir -p "$root/build/cache"
+  # The site the last build replaced (tens of thousands of files) is removed while this one
+  # is built, not at its end, where the removal took up to a minute on a busy disk.
+  if [[ -d "$root/build/public.old" ]]; then
+    rm -rf "$root/build/public.old" &
+    SITE_OLD_PID=$!
+  fi
   SITE_WORK="$(mktemp -d "${TMPDIR:-/tmp}/kb-site.XXXXXX")"
   trap 'site_cleanup' EXIT
   start="$(site_now)"
@@ -187,7 +197,14 @@ site_main() {
   "$bin/kb" index "$staging" >/dev/null
   site_cpu
   site_stage Pagefind "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
-  rm -rf "$root/public"
+  if [[ -n "$SITE_OLD_PID" ]]; then
+    wait "$SITE_OLD_PID" || true
+    SITE_OLD_PID=""
+  fi
+  # Two renames: public/ is the old site or the new one, never a mix. The old one is removed
+  # by the next build (or `make clean`).
+  rm -rf "$root/build/public.old"
+  [[ ! -d "$root/public" ]] || mv "$root/public" "$root/build/public.old"
   mv "$staging" "$root/public"
   SITE_STAGING=""
   echo "site: $root/public ($(find "$root/public" -name '*.html' | wc -l) pages)"
