@@ -33,13 +33,8 @@ from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 PARALLEL_FROM = 500
 CACHE_NAME = "derive-runs.pickle"
 PACKAGE = Path(__file__).resolve().parents[1]
-#: The run page's parameters that depend on the run alone, in page order (split where the
-#: progress chart, whose description names the title, goes between them).
-FRONT_BEFORE_PROGRESS = (
-    "subtitle", "figures", "setup", "percentiles", "percentiles_source", "statements",
-    "counters", "settings", "facts",
-)  # fmt: skip
-FRONT_AFTER_PROGRESS = ("raw", "facets", "sort_tps", "notes", "source")
+#: What the last ``load`` did: run files prepared, and taken from the cache (for the summary).
+LAST_LOAD: dict[str, int] = {"prepared": 0, "reused": 0}
 
 
 @dataclass
@@ -240,6 +235,7 @@ def load(root: Path, runs_dir: Path | None = None) -> list[Prepared]:
         found[path] = result
         cache.put(Path(path), result)
     cache.save([str(p) for p in paths])
+    LAST_LOAD.update(prepared=len(todo), reused=len(paths) - len(todo))
     return [p for p in (found[str(path)] for path in paths) if p is not None]
 
 

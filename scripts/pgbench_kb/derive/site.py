@@ -305,9 +305,10 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     return (
         f"derived {fmt.count(len(rows), 'run page')}, {fmt.count(len(placed['groups']), 'group')}"
         f", {fmt.count(len(placed['families']), 'comparison page')} into {out} in "
-        f"{done - started:.1f} s (read and analyse {analysed - started:.1f} s, charts "
-        f"{site.renderer.seconds:.1f} s: {site.renderer.rendered} drawn, {site.renderer.reused} "
-        f"from the cache, {site.progress_charts} progress lines)"
+        f"{done - started:.1f} s (read and analyse {analysed - started:.1f} s: "
+        f"{fmt.count(prepared.LAST_LOAD['prepared'], 'run file')} prepared, "
+        f"{prepared.LAST_LOAD['reused']:,} from the cache; {site.progress_charts:,} progress "
+        "charts)"
     )
 
 
