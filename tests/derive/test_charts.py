@@ -30,21 +30,3 @@ def test_a_curve_escapes_its_text_and_refers_to_nothing_outside():
 
 def test_a_curve_of_one_point_is_not_drawn():
     assert charts.curve_svg("t", [(4, 10.0)], "clients") is None
-
-
-def test_the_overview_of_changes_colours_each_bar_by_verdict_from_zero():
-    rows = [
-        {"comparison": "1. raid5 → raid10", "change_pct": 40.0, "verdict": "higher"},
-        {"comparison": "2. <b>x</b>", "change_pct": -20.0, "verdict": "lower"},
-        {"comparison": "3. no figure", "change_pct": None, "verdict": "spread_unknown"},
-    ]
-    svg = charts.changes_svg("RAID level: change of B against A", rows)
-    bars = re.findall(r'<rect x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)" height="12" '
-                      r'fill="(#[0-9a-f]+)"', svg)  # fmt: skip
-    assert [b[2] for b in bars] == ["#1b6b2a", "#a12a1e"]
-    zero = float(re.search(r'<line x1="([0-9.]+)" x2="\1"', svg)[1])
-    (up_x, _, _), (down_x, down_w, _) = bars
-    assert float(up_x) == zero and abs(float(down_x) + float(down_w) - zero) < 0.2
-    assert "<b>" not in svg and "&lt;b&gt;" in svg
-    charts.check_no_outside_reference(svg, "changes")
-    assert charts.changes_svg("t", rows[2:]) is None

@@ -312,75 +312,28 @@ def bars_svg(title: str, bars: list[dict[str, Any]], *, width: int = 520) -> str
     return "\n".join(parts) + "\n"
 
 
-VERDICT_COLOURS = {
-    "higher": "#1b6b2a",
-    "lower": "#a12a1e",
-    "within_noise": "#8a94a6",
-    "spread_unknown": "#c9ced8",
-}
-
-
-def changes_svg(title: str, rows: list[dict[str, Any]], *, width: int = 760) -> str | None:
-    """One chart per comparison page: each comparison's change of B against A, in percent, as a
-    bar from zero coloured by verdict, with a legend. ``rows``: ``{"comparison", "change_pct",
-    "verdict"}``; ``None`` without a row with a figure. Drawn here rather than by Vega (a page
-    may hold hundreds of comparisons: Vega took 0.3 to 1 s a chart). Deterministic text."""
-    rows = [r for r in rows if isinstance(r.get("change_pct"), int | float)]
-    if not rows:
-        return None
-    left, right, top, step = 330, 56, 30, 16
-    plot_w = width - left - right
-    low = min(0.0, *(float(r["change_pct"]) for r in rows))
-    high = max(0.0, *(float(r["change_pct"]) for r in rows))
-    span = (high - low) or 1.0
-    axis_y = top + step * len(rows) + 4
-    height = axis_y + 52
-
-    def x(value: float) -> float:
-        return left + (value - low) / span * plot_w
-
-    zero = x(0.0)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" font-family="{FONT}" font-size="11">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#fff"/>',
-        f'<text x="4" y="16" font-size="12" font-weight="600">{escape(title[:110])}</text>',
-    ]
-    for index, row in enumerate(rows):
-        y = top + index * step
-        label = str(row.get("comparison"))
-        label = label if len(label) <= 52 else label[:51] + "…"
-        value = float(row["change_pct"])
-        colour = VERDICT_COLOURS.get(str(row.get("verdict")), VERDICT_COLOURS["spread_unknown"])
-        start, end = sorted((zero, x(value)))
-        parts.append(f'<text x="{left - 6}" y="{y + 11}" text-anchor="end">{escape(label)}</text>')
-        tip = f"{label}: {fmt.change(value) or ''}"
-        parts.append(
-            f'<rect x="{start:.1f}" y="{y + 2}" width="{max(end - start, 1.0):.1f}" height="12" '
-            f'fill="{colour}"><title>{escape(tip)}</title></rect>'
-        )
-    parts.append(
-        f'<line x1="{zero:.1f}" x2="{zero:.1f}" y1="{top}" y2="{axis_y}" stroke="#1d2430"/>'
-    )
-    parts.append(
-        f'<line x1="{left}" x2="{left + plot_w}" y1="{axis_y}" y2="{axis_y}" stroke="#d9dee7"/>'
-    )
-    for value in sorted({low, 0.0, high}):
-        parts.append(
-            f'<text x="{x(value):.1f}" y="{axis_y + 14}" text-anchor="middle">'
-            f"{escape(fmt.figure(value, 3) or '0')} %</text>"
-        )
-    parts.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{axis_y + 30}" text-anchor="middle">'
-        "change of B against A (%)</text>"
-    )
-    legend_x = 4
-    for verdict, colour in VERDICT_COLOURS.items():
-        parts.append(
-            f'<rect x="{legend_x}" y="{axis_y + 38}" width="10" height="10" fill="{colour}"/>'
-        )
-        parts.append(f'<text x="{legend_x + 14}" y="{axis_y + 47}">{verdict}</text>')
-        legend_x += 24 + 7 * len(verdict)
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+def changes_spec(title: str, description: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One chart per comparison page: each comparison's change of B against A, in percent,
+    coloured by verdict. ``rows``: ``{"comparison", "change_pct", "verdict"}``."""
+    spec = base_spec(title, description, rows)
+    spec |= {
+        "width": 460,
+        "height": {"step": 16},
+        "mark": {"type": "bar"},
+        "encoding": {
+            "y": {"field": "comparison", "type": "nominal", "title": None, "sort": None,
+                  "axis": {"labelLimit": 260}},
+            "x": {"field": "change_pct", "type": "quantitative",
+                  "title": "change of B against A (%)"},
+            "color": {
+                "field": "verdict",
+                "type": "nominal",
+                "title": "verdict",
+                "scale": {
+                    "domain": ["higher", "lower", "within_noise", "spread_unknown"],
+                    "range": ["#1b6b2a", "#a12a1e", "#8a94a6", "#c9ced8"],
+                },
+            },
+        },
+    }  # fmt: skip
+    return spec

@@ -695,11 +695,8 @@ def write_comparison_page(
             "the difference is within the noise or the spread is unknown. Each comparison's "
             "figures are in its table below."
         )
-        svg = charts.changes_svg(f"{title}: change of B against A", rows)
-        if svg is not None:
-            name = charts.svg_name(svg)
-            site.static(f"charts/{name}", svg)
-            overview = {"src": f"charts/{name}", "description": description}
+        spec = charts.changes_spec(f"{title}: change of B against A", description, rows)
+        overview = {"src": site.chart_from_spec(spec), "description": description}
     site.page(
         f"comparisons/{slug}.md",
         {
