@@ -1,11 +1,10 @@
 """Charts for the site, as SVG files written at build time (no JavaScript needed to see them).
 
-- Comparison overview charts: Vega-Lite specs, rendered with ``vl_convert`` and cached by the
+- Comparison and curve charts: Vega-Lite specs, rendered with ``vl_convert`` and cached by the
   SHA-256 of the spec, so a rebuild redraws only the charts whose spec changed. Vega-Lite's own
   default font is replaced by the reader's system font: an SVG never names an outside URL.
-- The ``-P`` progress chart of each run and each throughput curve: drawn here as a plain SVG
-  line (a few hundred bytes of code instead of one Vega call per chart: at 30 to 60 ms a call,
-  10,000 runs would take ten minutes, 650 curves took 20 s).
+- The ``-P`` progress chart of each run: drawn here as a plain SVG line (a few hundred bytes of
+  code instead of one Vega call per run: at 60 ms a chart, 10,000 runs would take ten minutes).
 
 Every chart is shown with a title, a text description and its data table beside it (layouts
 ``chart/figure.html``). An SVG loaded through ``<img>`` runs no script whatever it contains, and
@@ -126,6 +125,25 @@ def comparison_spec(title: str, description: str, bars: list[dict[str, Any]]) ->
     return spec
 
 
+def curve_spec(
+    title: str, description: str, points: list[dict[str, Any]], x_title: str
+) -> dict[str, Any]:
+    """Lines of tps against a numeric factor (clients, scale…), one line per series."""
+    spec = base_spec(title, description, points)
+    spec |= {
+        "width": 460,
+        "height": 240,
+        "mark": {"type": "line", "point": True},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "title": x_title},
+            "y": {"field": "tps", "type": "quantitative", "title": "tps"},
+        },
+    }
+    if len({p.get("series") for p in points}) > 1:
+        spec["encoding"]["color"] = {"field": "series", "type": "nominal", "title": None}
+    return spec
+
+
 def _ticks(low: float, high: float) -> list[float]:
     if high <= low:
         return [low]
@@ -185,73 +203,6 @@ def progress_svg(
     parts.append(
         f'<polyline points="{line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/></svg>'
     )
-    return "\n".join(parts) + "\n"
-
-
-def curve_svg(
-    title: str,
-    points: list[tuple[float, float]],
-    x_title: str,
-    *,
-    width: int = 520,
-    height: int = 240,
-) -> str | None:
-    """tps against a numeric factor (clients, scale…): a line through the points, each point
-    marked, every x that was measured labelled when there are few. ``None`` with fewer than two
-    points. Drawn here rather than by Vega (one chart per curve, and there may be hundreds: at
-    30 ms a Vega call, 650 curves took 20 s). Deterministic text (same points, same bytes)."""
-    points = sorted((float(x), float(v)) for x, v in points)
-    if len(points) < 2:
-        return None
-    left, right, top, bottom = 64, 16, 28, 40
-    plot_w, plot_h = width - left - right, height - top - bottom
-    x_low, x_high = points[0][0], points[-1][0]
-    v_high = max(v for _, v in points) * 1.05 or 1.0
-    x_span = (x_high - x_low) or 1.0
-
-    def x(value: float) -> float:
-        return left + (value - x_low) / x_span * plot_w
-
-    def y(value: float) -> float:
-        return top + plot_h - value / v_high * plot_h
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" font-family="{FONT}" font-size="11">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#fff"/>',
-        f'<text x="4" y="16" font-size="12" font-weight="600">{escape(title[:90])}</text>',
-    ]
-    for value in _ticks(0.0, v_high / 1.05):
-        parts.append(
-            f'<line x1="{left}" x2="{width - right}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
-            'stroke="#d9dee7"/>'
-        )
-        parts.append(
-            f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">'
-            f"{escape(fmt.figure(float(value), 3) or '')}</text>"
-        )
-    xs = sorted({p[0] for p in points})
-    shown = xs if len(xs) <= 8 else _ticks(x_low, x_high)
-    for value in shown:
-        parts.append(
-            f'<text x="{x(value):.1f}" y="{height - bottom + 16}" text-anchor="middle">'
-            f"{escape(fmt.figure(float(value), 3) or '')}</text>"
-        )
-    parts.append(
-        f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" text-anchor="middle">'
-        f"{escape(x_title)}</text>"
-    )
-    parts.append(
-        f'<text x="14" y="{top + plot_h / 2:.1f}" transform="rotate(-90 14 {top + plot_h / 2:.1f})"'
-        ' text-anchor="middle">tps</text>'
-    )
-    line = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in points)
-    parts.append(f'<polyline points="{line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/>')
-    parts.extend(
-        f'<circle cx="{x(a):.1f}" cy="{y(b):.1f}" r="3" fill="#1f5fa8"/>' for a, b in points
-    )
-    parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
 

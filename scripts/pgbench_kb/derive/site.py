@@ -399,8 +399,8 @@ def place_knowledge(
 
 
 def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) -> int:
-    """One page of throughput curves (tps against clients or scale), each drawn as a plain SVG
-    line with its points as a table and analyze's sentence about its peak and fall-off."""
+    """One page of throughput curves (tps against clients or scale), each drawn by Vega-Lite
+    with its points as a table and analyze's sentence about its peak and fall-off."""
     shown = []
     for curve in known.get("curves") or []:
         if not isinstance(curve, dict):
@@ -427,17 +427,15 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             for p in points
         ]
         values = [
-            (p["x"], p["tps"])
+            {"x": p.get("x"), "tps": p.get("tps"), "series": str(curve.get("machine"))}
             for p in points
             if isinstance(p.get("x"), int | float) and isinstance(p.get("tps"), int | float)
         ]
         description = str(curve.get("text") or title)
         chart = None
-        svg = charts.curve_svg(title, values, swept)
-        if svg is not None:
-            name = charts.svg_name(svg)
-            site.static(f"charts/{name}", svg)
-            chart = {"src": f"charts/{name}", "description": description}
+        if len(values) >= 2:
+            spec = charts.curve_spec(title, description, values, swept)
+            chart = {"src": site.chart_from_spec(spec), "description": description}
         shown.append(
             {
                 "id": knowledge.page_slug(str(curve.get("id"))),
