@@ -169,6 +169,7 @@ class Site:
         """
         for relative, text in sorted(self.files.items()):
             self.emit(relative, text)
+        self.renderer.render_pending()  # the charts noted while the pages were made
         new = self.new
         for relative, source in sorted(self.copies.items()):
             target = self.out / relative
@@ -307,8 +308,9 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         f", {fmt.count(len(placed['families']), 'comparison page')} into {out} in "
         f"{done - started:.1f} s (read and analyse {analysed - started:.1f} s: "
         f"{fmt.count(prepared.LAST_LOAD['prepared'], 'run file')} prepared, "
-        f"{prepared.LAST_LOAD['reused']:,} from the cache; {site.progress_charts:,} progress "
-        "charts)"
+        f"{prepared.LAST_LOAD['reused']:,} from the cache; charts {site.renderer.seconds:.1f} s: "
+        f"{site.renderer.rendered:,} drawn, {site.renderer.reused:,} from the cache, "
+        f"{site.progress_charts:,} progress lines)"
     )
 
 
