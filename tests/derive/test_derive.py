@@ -284,3 +284,33 @@ def test_ids_that_would_leave_the_folder_are_refused(tmp_path):
         derive_site(root=root, out=tmp_path / "out")
     assert not (tmp_path / "x.md").exists()
     assert not (tmp_path / "out").exists()
+
+
+def test_comparison_pages_show_latency_the_way_latency_reads(tmp_path):
+    """Issue 9: latency compared wherever both groups have it. On the site each latency line
+    sits under its tps comparison, in ms, and a higher latency is never called a gain."""
+    repo = Path(__file__).resolve().parents[2]
+    root = tmp_path / "root"
+    for part in ("data/runs", "data/raw", "content/hardware"):
+        shutil.copytree(repo / part, root / part)
+    shutil.copy(repo / "data" / "claims.yaml", root / "data" / "claims.yaml")
+    out = tmp_path / "site"
+    derive_site(root=root, out=out)
+    shown = []
+    for page in (out / "content" / "comparisons").glob("*.md"):
+        front = json.loads(page.read_text(encoding="utf-8").split("\n", 1)[0])
+        for item in front["params"].get("comparisons") or []:
+            shown.extend(item.get("latency") or [])
+    assert shown, "no comparison of the measured runs shows its latency"
+    for line in shown:
+        assert line["a"].endswith(" ms") and line["b"].endswith(" ms"), line
+        if line["change"].startswith("+") and line["verdict"] not in (
+            "within_noise",
+            "spread_unknown",
+        ):
+            assert line["words"] == "higher: worse", line
+        if line["change"].startswith("−") or line["change"].startswith("-"):
+            assert line["words"] != "higher: worse", line
+    download = json.loads((out / "static" / "downloads" / "comparisons.json").read_text())
+    metrics = {c.get("metric") for c in download["comparisons"]}
+    assert {"tps", "latency_avg_ms"} <= metrics

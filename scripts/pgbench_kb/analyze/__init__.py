@@ -36,9 +36,9 @@ def knowledge_from_runs(
     """The Comparisons JSON object for already-loaded runs (and claims to check); ``root``
     holds the raw files stability reads (without it, series kept only there are not read).
 
-    ``latency``: add the latency comparisons (and their findings) to ``comparisons``. Off by
-    default because the site's comparison pages (``derive/``) show every comparison as tps
-    until they learn to show latency; ``kb compare`` (``build_knowledge``) turns it on."""
+    ``latency``: add the latency comparisons (and their findings) to ``comparisons``; ``kb
+    compare`` (``build_knowledge``) and ``kb derive`` turn it on. Off by default for callers
+    that read every comparison as tps."""
     groups: list[Group] = build_groups(runs)
     tps = find_comparisons(groups)
     interactions = find_interactions(groups, tps)

@@ -181,7 +181,7 @@ def from_records(records: list[Any], root: Path | None = None) -> dict[str, Any]
     from pgbench_kb.analyze.claims import load_claims
 
     claims = load_claims(root) if root is not None else None
-    return knowledge_from_runs(records, claims)
+    return knowledge_from_runs(records, claims, latency=True)
 
 
 def _value(value: Any) -> str:

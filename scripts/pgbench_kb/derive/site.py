@@ -361,7 +361,12 @@ def place_knowledge(
         for member in members:
             run_links[str(member["id"])]["group"] = info
         group_rows.append((group, members, info))
-    comparisons = [c for c in known.get("comparisons") or [] if isinstance(c, dict)]
+    every = [c for c in known.get("comparisons") or [] if isinstance(c, dict)]
+    comparisons = [c for c in every if c.get("metric", "tps") == "tps"]
+    latency_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in every:
+        if c.get("tps_comparison"):
+            latency_of[str(c["tps_comparison"])].append(latency_shown(c))
     family_of = [knowledge.family_of(str(c.get("factor")), c.get("family")) for c in comparisons]
     sizes: dict[str, int] = defaultdict(int)
     for family in family_of:
@@ -372,6 +377,7 @@ def place_knowledge(
         if sizes[family] > SPLIT_FROM:
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
         shown = comparison_shown(site, comparison, group_urls, group_words, page)
+        shown["latency"] = latency_of.get(str(comparison.get("id")), [])
         families[family].append(shown)
         for side_name in ("a", "b"):
             for run_id in shown[side_name]["runs"]:
@@ -467,6 +473,39 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
     return len(shown)
 
 
+#: How a latency metric of ``analyze/latency.py`` is named in a comparison's latency table.
+LATENCY_NAMES = {
+    "latency_avg_ms": "average",
+    "latency_p50_ms": "median (p50)",
+    "latency_p95_ms": "p95",
+    "latency_p99_ms": "p99",
+}
+OUTCOME_WORDS = {
+    "better": "lower: better",
+    "worse": "higher: worse",
+    "within_noise": "within the noise",
+    "spread_unknown": "spread unknown",
+}
+
+
+def latency_shown(comparison: dict[str, Any]) -> dict[str, Any]:
+    """One latency line under its tps comparison: both centres in ms, the change, and the
+    verdict read the way latency reads (lower is better)."""
+    a, b = comparison.get("a") or {}, comparison.get("b") or {}
+    return {
+        "metric": LATENCY_NAMES.get(str(comparison.get("metric")), str(comparison.get("metric"))),
+        "a": fmt.ms(knowledge.center_of(a)),
+        "b": fmt.ms(knowledge.center_of(b)),
+        "change": fmt.change(comparison.get("change_pct")) or "—",
+        "verdict": str(comparison.get("outcome") or comparison.get("verdict")),
+        "words": OUTCOME_WORDS.get(str(comparison.get("outcome")), str(comparison.get("verdict"))),
+    }
+
+
+#: A side's value longer than this is written as its configuration's words instead.
+LONG_VALUE = 60
+
+
 def comparison_shown(
     site: Site,
     comparison: dict[str, Any],
@@ -477,6 +516,11 @@ def comparison_shown(
     cid = knowledge.page_slug(str(comparison.get("id")))
     raw_a, raw_b = comparison.get("a") or {}, comparison.get("b") or {}
     value_a, value_b = knowledge.differing_values(raw_a.get("value"), raw_b.get("value"))
+    if isinstance(raw_a.get("value"), dict) and max(len(value_a), len(value_b)) > LONG_VALUE:
+        # Several fields changed together (a storage layout, a set of settings): each side
+        # as its configuration reads, not a list of every field that differs.
+        value_a = group_words.get(str(raw_a.get("group"))) or value_a
+        value_b = group_words.get(str(raw_b.get("group"))) or value_b
     a = knowledge.side(raw_a, value_a, group_urls)
     b = knowledge.side(raw_b, value_b, group_urls)
     label = str(comparison.get("label") or knowledge.factor_words(str(comparison.get("factor"))))
@@ -804,10 +848,23 @@ def write_lists(
     )
     urls = placed["comparison_urls"]
     all_findings = [f for f in known.get("findings") or [] if isinstance(f, dict)]
-    # Key findings: clear differences first (higher or lower), then the rest, in analyze's order.
-    # Among those, short sentences (one factor) before long ones (several steps at once).
+    factors = {str(c.get("id")): str(c.get("factor")) for c in known.get("comparisons") or []}
+
+    def about_the_benchmark(finding: dict[str, Any]) -> bool:
+        """Only pgbench's own parameters differ (workload, scale, clients): true, but no news
+        about hardware or settings — a select-only run is faster than a TPC-B-like one."""
+        cited = [factors.get(str(c), "") for c in finding.get("comparisons") or []]
+        return bool(cited) and all(f.split("+")[0].startswith("benchmark.") for f in cited if f)
+
+    # Key findings: clear differences first (higher or lower), about the setup before those
+    # about pgbench's own parameters, then in analyze's order; among those, short sentences
+    # (one factor) before long ones (several steps at once).
     all_findings.sort(
-        key=lambda f: (f.get("verdict") not in {"higher", "lower"}, len(str(f.get("text"))) > 240)
+        key=lambda f: (
+            f.get("verdict") not in {"higher", "lower"},
+            about_the_benchmark(f),
+            len(str(f.get("text"))) > 240,
+        )
     )
     findings = [
         {
