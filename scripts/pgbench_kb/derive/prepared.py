@@ -19,7 +19,7 @@ import os
 import pickle
 import zlib
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,8 @@ class Prepared:
     download_z: bytes
     #: The raw files the run lists (the page shows its output): a change prepares it again.
     raw_paths: tuple[str, ...] = ()
+    #: What search filters the run by (its configuration's page carries the same).
+    facets: dict[str, str] = field(default_factory=dict)
 
 
 def _pack(text: str) -> bytes:
@@ -161,6 +163,7 @@ def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
             for item in run.get("raw") or []
             if isinstance(item, dict) and item.get("path")
         ),
+        facets=after["facets"],
     )
 
 

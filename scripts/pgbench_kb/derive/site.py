@@ -286,7 +286,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         row["title"] = runpage.run_title(row, words)
         row["apart"] = ", ".join(words)
         row["url"] = run_url(str(row["id"]))
-    placed = place_knowledge(site, known, rows)
+    placed = place_knowledge(site, known, rows, {str(r.row["id"]): r.facets for r in runs})
     for run, row, name in zip(runs, rows, names, strict=True):
         links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
         links = links | {"last_change": history["files"].get(run.path.as_posix())}
@@ -333,9 +333,13 @@ def group_id(group: dict[str, Any]) -> str:
 
 
 def place_knowledge(
-    site: Site, known: dict[str, Any], rows: list[dict[str, Any]]
+    site: Site,
+    known: dict[str, Any],
+    rows: list[dict[str, Any]],
+    facets: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """Group pages, comparison pages, and for each run the group and comparisons it is in."""
+    """Group pages, comparison pages, and for each run the group and comparisons it is in;
+    ``facets``: each run's search filters by id (its group's page carries its first run's)."""
     by_id = {str(r["id"]): r for r in rows}
     groups = [g for g in known.get("groups") or [] if isinstance(g, dict)]
     group_urls = {str(g.get("id")): f"groups/{group_id(g)}/" for g in groups}
@@ -360,6 +364,10 @@ def place_knowledge(
         group_words[info["id"]] = first["apart"] or first["machine"]
         for member in members:
             run_links[str(member["id"])]["group"] = info
+            if len(members) > 1:
+                # Search finds a configuration by its page, not each of its repeats (they
+                # would be near-identical hits, and three times the pages to index).
+                run_links[str(member["id"])]["not_searched"] = True
         group_rows.append((group, members, info))
     every = [c for c in known.get("comparisons") or [] if isinstance(c, dict)]
     comparisons = [c for c in every if c.get("metric", "tps") == "tps"]
@@ -393,7 +401,8 @@ def place_knowledge(
             texts = [str(x.get("text")) for x in item.get("series") or [] if x.get("text")]
             run_links[str(item["run"])]["stability"] = texts
     for group, members, info in group_rows:
-        write_group(site, group, members, info, run_links)
+        first_facets = (facets or {}).get(str(members[0]["id"]))
+        write_group(site, group, members, info, run_links, first_facets)
     write_comparison_pages(site, families, known)
     curves = write_curves(site, known, group_urls)
     urls = {c["id"]: c["url"] for family in families.values() for c in family}
@@ -592,6 +601,7 @@ def write_group(
     members: list[dict[str, Any]],
     info: dict[str, Any],
     run_links: dict[str, dict[str, Any]],
+    facets: dict[str, str] | None = None,
 ) -> None:
     first = members[0]
     comparisons = []
@@ -626,6 +636,10 @@ def write_group(
                 ],
                 "comparisons": comparisons,
                 "machine": first["machine"],
+                # A lone run is found by its own, fuller page; a configuration of repeats by
+                # this one, with the same search filters as its runs.
+                "not_searched": len(members) < 2,
+                "facets": facets or {},
             },
         },
     )
