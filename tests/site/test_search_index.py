@@ -182,3 +182,29 @@ def test_kb_index_of_a_missing_folder_is_one_line(tmp_path):
     assert (
         done.stderr == f"error: {tmp_path / 'public'}: no such folder (build it with Hugo first)\n"
     )
+
+
+def test_pagefind_reads_only_the_pages_it_indexes(tmp_path):
+    """At 10,000 runs most pages are repeats that are not indexed (no data-pagefind-body), yet
+    Pagefind parsed them all. It is now given only the marked pages (hard links at the same
+    paths): the index holds exactly those, at their own URLs, and nothing is left beside."""
+    site = tmp_path / "public"
+    for name, marked in (("kept", True), ("repeat", False), ("another", True)):
+        page = site / "runs" / name / "index.html"
+        page.parent.mkdir(parents=True)
+        body = " data-pagefind-body" if marked else ""
+        page.write_text(
+            f'<html lang="en"><body><main{body}><h1>{name}</h1><p>pgbench {name} page</p>'
+            "</main></body></html>",
+            encoding="utf-8",
+        )
+    assert [p.parent.name for p in search_index.pages_to_index(site)] == ["another", "kept"]
+    search_index.build(site)
+    entry = json.loads((site / "pagefind" / "pagefind-entry.json").read_text(encoding="utf-8"))
+    assert entry["languages"]["en"]["page_count"] == 2
+    fragments = [
+        json.loads(gzip.decompress(f.read_bytes())[len(b"pagefind_dcd") :])
+        for f in (site / "pagefind" / "fragment").glob("*.pf_fragment")
+    ]
+    assert sorted(f["url"] for f in fragments) == ["/runs/another/", "/runs/kept/"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["public"]

@@ -54,10 +54,38 @@ def pagefind_executable() -> Path:
     return pagefind_bin.get_executable()
 
 
+def pages_to_index(site: Path) -> list[Path]:
+    """The HTML files Pagefind would index: those marked ``data-pagefind-body`` once any page
+    is (Pagefind's own rule), else all of them."""
+    pages = sorted(site.rglob("*.html"))
+    marked = [page for page in pages if b"data-pagefind-body" in page.read_bytes()]
+    return marked or pages
+
+
 def run_pagefind(site: Path) -> None:
     """Index ``site`` (a folder Hugo wrote) into ``site/pagefind/``; Pagefind's own errors go
-    to stderr as it writes them."""
-    done = subprocess.run([str(pagefind_executable()), "--site", str(site), "--silent"])
+    to stderr as it writes them.
+
+    Pagefind reads and parses every HTML file of the folder it is given, even those it will
+    not index; at 10,000 runs most pages are repeats found through their configuration's
+    page. So it is given a mirror holding only the pages it indexes (hard links, at the same
+    paths, so every URL is the same), and writes its bundle into ``site/pagefind/``."""
+    mirror = site.parent / f".{site.name}.pagefind-input"
+    shutil.rmtree(mirror, ignore_errors=True)
+    try:
+        for page in pages_to_index(site):
+            target = mirror / page.relative_to(site)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(page, target)
+            except OSError:
+                shutil.copyfile(page, target)
+        done = subprocess.run(
+            [str(pagefind_executable()), "--site", str(mirror), "--output-path",
+             str(site / "pagefind"), "--silent"]
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(mirror, ignore_errors=True)
     if done.returncode != 0:
         raise SearchIndexError(
             f"Pagefind failed (exit status {done.returncode})",
