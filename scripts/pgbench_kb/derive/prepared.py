@@ -13,7 +13,6 @@ of its raw files, or the code changed. So a build after adding one run prepares 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -28,11 +27,11 @@ from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
 #: From this many files to prepare, preparing runs in parallel processes.
 PARALLEL_FROM = 500
 CACHE_NAME = "derive-runs.pickle"
-PACKAGE = Path(__file__).resolve().parents[1]
 #: What the last ``load`` did: run files prepared, and taken from the cache (for the summary).
 LAST_LOAD: dict[str, int] = {"prepared": 0, "reused": 0}
 
@@ -190,24 +189,6 @@ def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
         return str(exc)
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        stat = path.stat()
-    except (OSError, ValueError):
-        return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-
-
-def code_fingerprint() -> str:
-    """A digest of the package's code and schemas: new code prepares every run again."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*")):
-        if path.suffix in {".py", ".json"} and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(PACKAGE).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def shown_path(path: Path, root: Path) -> Path:
     return path.relative_to(root) if path.is_relative_to(root) else path
 
@@ -268,15 +249,15 @@ class PreparedCache:
     def _raw_files(self, prepared: Prepared | None) -> tuple[tuple[str, Any], ...]:
         if prepared is None:
             return ()
-        return tuple((raw, _stamp(self.root / raw)) for raw in prepared.raw_paths)
+        return tuple((raw, file_stamp(self.root / raw)) for raw in prepared.raw_paths)
 
     def get(self, path: Path) -> Any:
-        self.before[str(path)] = now = _stamp(path)
+        self.before[str(path)] = now = file_stamp(path)
         entry = self.entries.get(str(path))
         if entry is None:
             return self.MISS
         stamp, raws, prepared = entry
-        if stamp != now or any(_stamp(self.root / raw) != was for raw, was in raws):
+        if stamp != now or any(file_stamp(self.root / raw) != was for raw, was in raws):
             return self.MISS
         return prepared
 

@@ -4,7 +4,6 @@ report.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 from collections.abc import Sequence
@@ -22,13 +21,13 @@ from pgbench_kb.runs.runfile import (
     RAW_DIR,
     RUNS_DIR,
 )
+from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
 PARALLEL_FROM = 400
 RUN_SUFFIXES = {".yaml", ".yml"}
 #: Per-file results, kept only where this folder already exists (``make site`` makes it).
 CACHE_DIR = Path("build") / "cache"
 CACHE_NAME = "check.pickle"
-PACKAGE = Path(__file__).resolve().parents[2]
 
 
 def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], list[Finding]]:
@@ -165,24 +164,6 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
     return report
 
 
-def _stamp(path: str | Path) -> tuple[int, int, int] | None:
-    try:
-        stat = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-
-
-def code_fingerprint() -> str:
-    """A digest of the checking code and schemas (the whole package): new code, new results."""
-    digest = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*")):
-        if path.suffix in {".py", ".json"} and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(PACKAGE).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 class FileCache:
     """One run file's findings and summary, reused while everything they came from is unchanged:
     the run file (size, modification time, inode), every raw file it lists, the set of hardware
@@ -215,17 +196,17 @@ class FileCache:
             self.entries = saved.get("entries") or {}
 
     def _deps(self, summary: RunSummary) -> tuple[tuple[str, Any], ...]:
-        return tuple((raw, _stamp(self.root / raw)) for raw in summary.raw_paths)
+        return tuple((raw, file_stamp(self.root / raw)) for raw in summary.raw_paths)
 
     def get(self, path: str) -> tuple[list[Finding], RunSummary | None] | None:
         if self.file is None:
             return None
-        self.before[path] = now = _stamp(path)
+        self.before[path] = now = file_stamp(path)
         entry = self.entries.get(path)
         if entry is None:
             return None
         stamp, deps, outcome = entry
-        if stamp != now or any(_stamp(self.root / raw) != was for raw, was in deps):
+        if stamp != now or any(file_stamp(self.root / raw) != was for raw, was in deps):
             return None
         return outcome
 
