@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -113,6 +114,17 @@ PAYLOAD = (
     '<img src=x onerror="window.__kb_pwned = 2">'
     '"\' a<b & c="d" </textarea></pre>'
 )
+
+
+def build_day_one_site_with_payload(root: Path) -> Path:
+    """The repository's site sources and data copied to ``root`` (a new folder), the payload
+    run imported beside them, and the site built; return its public/ folder."""
+    root.mkdir()
+    for name in (*SITE_SOURCES, "data"):
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    import_payload_run(root)
+    return build_site(root)
 
 
 def import_payload_run(root: Path) -> Path:

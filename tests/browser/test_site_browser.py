@@ -3,12 +3,11 @@ fields carry script payloads, served at a server's root and under a sub-path (/k
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from kbtest import REPO, SITE_SOURCES, build_site, import_payload_run, serve, serve_under
+from kbtest import build_day_one_site_with_payload, serve, serve_under
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -19,13 +18,7 @@ RUN_PAGE_BUDGET_BYTES = 150 * 1024
 
 @pytest.fixture(scope="module")
 def public(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("browser") / "kb"
-    root.mkdir()
-    for name in (*SITE_SOURCES, "data"):
-        source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
-    import_payload_run(root)
-    return build_site(root)
+    return build_day_one_site_with_payload(tmp_path_factory.mktemp("browser") / "kb")
 
 
 def pages_of(public: Path) -> list[str]:

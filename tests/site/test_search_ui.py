@@ -6,12 +6,11 @@ under a sub-path (/kb/)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from kbtest import REPO, SITE_SOURCES, build_site, import_payload_run, serve, serve_under
+from kbtest import build_day_one_site_with_payload, serve, serve_under
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -21,13 +20,7 @@ PREFIXES = pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"
 
 @pytest.fixture(scope="module")
 def public(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("search-ui") / "kb"
-    root.mkdir()
-    for name in (*SITE_SOURCES, "data"):
-        source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
-    import_payload_run(root)
-    return build_site(root)
+    return build_day_one_site_with_payload(tmp_path_factory.mktemp("search-ui") / "kb")
 
 
 def served(public: Path, prefix: str):
