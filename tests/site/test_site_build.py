@@ -152,3 +152,20 @@ def test_payloads_in_free_text_are_escaped_everywhere(project_root):
     run_page = next((public / "runs").glob("*/index.html")).read_text(encoding="utf-8")
     assert "&lt;script&gt;window.__kb_pwned = 1&lt;/script&gt;" in run_page
     assert PAYLOAD.count("<") == run_page.split("<dt>Notes</dt>")[1].split("</dd>")[0].count("&lt;")
+
+
+def test_each_fact_shows_its_fields_description_from_one_data_file(project_root):
+    """The facts table names each field's schema description on hover. The descriptions are
+    written once (data/fields.json), not into each of 10,000 run pages. Regression: a field
+    described through a ``$ref`` (storage.data.array.media, server.cpu.model) had none."""
+    run_file = import_reference_run(project_root)
+    public = build_site(project_root)
+    page = (public / "runs" / run_file.stem.lower() / "index.html").read_text(encoding="utf-8")
+    facts = page.split('id="facts"')[1]
+    assert re.search(r'<code title="Concurrent client sessions[^"]*">benchmark\.clients<', facts)
+    assert re.search(r'<code title="[^"]+">storage\.data\.array\.media<', facts)
+    # Every field of this run is in the schema, so every one is described.
+    assert re.findall(r"<th scope=\"row\"><code>([^<]*)<", facts) == []
+    assert '<span class="how detected">detected</span>' in facts
+    content = project_root / "build" / "site" / "content" / "runs" / f"{run_file.stem}.md"
+    assert '"about"' not in content.read_text(encoding="utf-8")

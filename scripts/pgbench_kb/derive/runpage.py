@@ -98,16 +98,37 @@ FACTS_SHOWN_ELSEWHERE = {
 
 @cache
 def schema_descriptions() -> dict[str, str]:
-    """Dotted run-file path → its description in the published schema."""
+    """Dotted run-file path → its description in the published schema (through each ``$ref`` to
+    ``$defs``, ``anyOf``/``oneOf`` alternatives and list items: ``server.cpu.model`` and
+    ``benchmark.workload.scripts.builtin`` are described too)."""
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    defs = schema.get("$defs") or {}
     found: dict[str, str] = {}
 
-    def walk(node: dict[str, Any], path: str) -> None:
-        if path and node.get("description"):
+    def resolved(node: dict[str, Any]) -> dict[str, Any]:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = defs.get(ref.removeprefix("#/$defs/"))
+            if isinstance(target, dict):
+                return {**resolved(target), **{k: v for k, v in node.items() if k != "$ref"}}
+        return node
+
+    def walk(node: dict[str, Any], path: str, depth: int = 0) -> None:
+        node = resolved(node)
+        if path and node.get("description") and path not in found:
             found[path] = node["description"]
+        if depth > 12:  # a recursive $def would otherwise never end
+            return
         for key, child in (node.get("properties") or {}).items():
             if isinstance(child, dict):
-                walk(child, f"{path}.{key}" if path else key)
+                walk(child, f"{path}.{key}" if path else key, depth + 1)
+        for alternative in [*(node.get("anyOf") or []), *(node.get("oneOf") or [])]:
+            if isinstance(alternative, dict):
+                walk(alternative, path, depth + 1)
+        # A list's items: ``benchmark.workload.scripts.1.builtin`` is described by
+        # ``benchmark.workload.scripts.builtin`` (``_schema_path`` drops the item's number).
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], path, depth + 1)
 
     walk(schema, "")
     return found
@@ -163,22 +184,37 @@ def facts(run: dict[str, Any]) -> list[dict[str, Any]]:
         if key in FACTS_SHOWN_ELSEWHERE:
             continue
         rows = [
-            {
-                "field": path,
-                "value": _scalar(value),
-                "how": "declared" if declared and _declared(path, declared) else "detected",
-                "about": described.get(_schema_path(path)),
-            }
+            _fact_row(path, value, declared and _declared(path, declared), described)
             for path, value in _leaves(run.get(key), key)
         ]
         if rows:
             sections.append({"title": title, "rows": rows})
     top = [
-        {"field": k, "value": _scalar(run[k]), "how": "detected", "about": described.get(k)}
+        _fact_row(k, run[k], False, described)
         for k in run
         if not isinstance(run[k], dict | list) and run[k] is not None
     ]
     return [{"title": "Run", "rows": top}, *sections]
+
+
+def _fact_row(path: str, value: Any, declared: bool, described: dict[str, str]) -> dict[str, str]:
+    """One fact as the page lists it: field and value; ``declared`` only when a person declared
+    it (detected is the rule); ``key``, the field's path in the schema, only when it differs
+    from the field (a list item) and the schema describes it. The descriptions themselves are
+    written once, into ``data/fields.json`` (``field_descriptions``), not into every page."""
+    row = {"field": path, "value": _scalar(value)}
+    if declared:
+        row["how"] = "declared"
+    key = _schema_path(path)
+    if key != path and key in described:
+        row["key"] = key
+    return row
+
+
+def field_descriptions() -> dict[str, str]:
+    """What ``data/fields.json`` holds: each run-file field's description, by its schema path
+    (the facts table shows it on hovering the field's name)."""
+    return dict(sorted(schema_descriptions().items()))
 
 
 def split_settings(settings: dict[str, Any] | None) -> dict[str, list[dict[str, str]]]:

@@ -913,6 +913,7 @@ def write_lists(
     )
     site.data("git", {"files": history["files"]})
     site.data("links", {"links": links.backlinks(site.root)})
+    site.data("fields", {"about": runpage.field_descriptions()})
 
 
 def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
