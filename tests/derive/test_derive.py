@@ -82,7 +82,8 @@ def test_run_page_shows_the_raw_output_and_what_was_declared(derived: Path):
     assert front["params"]["run"]["tps_shown"] == "285.1"
 
 
-def test_progress_chart_is_written_with_its_data(derived: Path):
+def test_progress_chart_is_placed_in_the_page_with_its_data(derived: Path):
+    """The -P line is drawn into the run's page (one file fewer per run; no chart file)."""
     page = json.loads(
         (
             derived / "content" / "runs" / "20261122T101500Z-ci-box-tpcb-like-s2-c4-1f3a9c2e.md"
@@ -90,7 +91,8 @@ def test_progress_chart_is_written_with_its_data(derived: Path):
     )
     progress = page["params"]["progress"]
     assert progress["rows"][0] == {"t": "1", "tps": "4,217", "latency": "0.944"}
-    svg = (derived / "static" / progress["src"]).read_text(encoding="utf-8")
+    assert "src" not in progress
+    svg = progress["svg"]
     assert svg.startswith("<svg") and "<polyline" in svg
     assert "http" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert page["params"]["statements"] == []

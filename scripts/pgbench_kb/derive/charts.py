@@ -1,15 +1,20 @@
 """Charts for the site, as SVG files written at build time (no JavaScript needed to see them).
 
-- Comparison and curve charts: Vega-Lite specs, rendered with ``vl_convert`` and cached by the
-  SHA-256 of the spec, so a rebuild redraws only the charts whose spec changed. Vega-Lite's own
-  default font is replaced by the reader's system font: an SVG never names an outside URL.
-- The ``-P`` progress chart of each run: drawn here as a plain SVG line (a few hundred bytes of
-  code instead of one Vega call per run: at about 20 ms of CPU a chart, measured, 10,000 runs
-  would take over three minutes).
+- Comparison and curve charts: Vega-Lite specs. ``kb derive`` writes each spec into its output
+  (``specs/<sha256 of the spec>.vl.json``) and names the chart after the same hash; the charts
+  stage (``kb charts``, ``draw_charts``) then renders every spec with ``vl_convert`` through a
+  cache (``build/cache/charts/``), so a rebuild redraws only the charts whose spec changed, and
+  leaves exactly the current charts in ``build/charts/`` (mounted by Hugo at ``/charts/``).
+  Vega-Lite's own default font is replaced by the reader's system font: an SVG never names an
+  outside URL.
+- The ``-P`` progress chart of each run and the two bars of each comparison: drawn here as plain
+  SVG (a few hundred bytes of code instead of one Vega call each: at about 15-20 ms of CPU a
+  chart, measured, 10,000 runs would take minutes). The progress line is placed in the run's
+  page itself; the bars are files.
 
 Every chart is shown with a title, a text description and its data table beside it (layouts
-``chart/figure.html``). An SVG loaded through ``<img>`` runs no script whatever it contains, and
-every text put into an SVG here is XML-escaped.
+``chart/figure.html``). Every text put into an SVG here is XML-escaped, and an SVG loaded
+through ``<img>`` runs no script whatever it contains.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -34,9 +41,20 @@ OUTSIDE = re.compile(
 )
 
 
+#: In ``kb derive``'s output: one Vega-Lite spec per chart, ``<spec hash>.vl.json``.
+SPECS_DIR = "specs"
+SPEC_SUFFIX = ".vl.json"
+#: The file ``kb derive`` leaves in every folder it writes (``site.MARKER``).
+DERIVED_MARKER = ".kb-derive"
+
+
+def spec_text(spec: dict[str, Any]) -> str:
+    """A spec as one canonical JSON text (keys sorted): what its hash is taken of."""
+    return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def spec_hash(spec: dict[str, Any]) -> str:
-    canonical = json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(spec_text(spec).encode("utf-8")).hexdigest()
 
 
 def check_no_outside_reference(svg: str, name: str) -> None:
@@ -113,6 +131,76 @@ class ChartRenderer:
         self.rendered += len(names)
         self.seconds += time.perf_counter() - started
         self.pending.clear()
+
+
+@dataclass
+class Drawn:
+    """What one charts stage did (``kb charts`` prints it)."""
+
+    charts: int
+    drawn: int
+    reused: int
+    removed: int
+    seconds: float
+
+
+def draw_charts(specs: Path, out: Path, cache_dir: Path) -> Drawn:
+    """The charts stage: every Vega-Lite spec ``kb derive`` wrote into ``specs`` drawn as
+    ``out/<spec hash>.svg`` — from ``cache_dir`` when drawn before, by vl-convert otherwise —
+    and every other SVG in ``out`` removed, so ``out`` holds exactly the current charts.
+
+    A spec whose content no longer matches its name (edited by hand) is refused with one line:
+    the pages name charts by that hash. Files in ``out`` are hard links into the cache (a copy
+    where links are not possible), each put in place by a rename."""
+    started = time.perf_counter()
+    if specs.is_dir():
+        names = sorted(p.name[: -len(SPEC_SUFFIX)] for p in specs.glob(f"*{SPEC_SUFFIX}"))
+    elif (specs.parent / DERIVED_MARKER).is_file():
+        names = []  # kb derive ran and found nothing to chart
+    else:
+        raise DeriveError(
+            "no chart specs here", path=str(specs), hint="run `kb derive` first: it writes them"
+        )
+    renderer = ChartRenderer(cache_dir)
+    for name in names:
+        if (cache_dir / f"{name}.svg").is_file():
+            renderer.reused += 1
+            continue
+        source = specs / f"{name}{SPEC_SUFFIX}"
+        try:
+            spec = json.loads(source.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DeriveError(
+                f"cannot read the chart spec: {exc}", path=str(source), hint="run `kb derive` again"
+            ) from exc
+        if not isinstance(spec, dict) or spec_hash(spec) != name:
+            raise DeriveError(
+                "the chart spec does not match its name (was it edited by hand?)",
+                path=str(source),
+                hint="run `kb derive` again: it writes the specs",
+            )
+        renderer.svg_file(spec)
+    renderer.render_pending()
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = {f"{name}.svg" for name in names}
+    for svg in sorted(wanted):
+        target = out / svg
+        if target.is_file():
+            continue  # named by its spec's hash: the same name is the same chart
+        partial = out / f".{svg}.{os.getpid()}.tmp"
+        partial.unlink(missing_ok=True)
+        try:
+            os.link(cache_dir / svg, partial)
+        except OSError:
+            shutil.copyfile(cache_dir / svg, partial)
+        partial.replace(target)
+    removed = 0
+    for old in out.iterdir():
+        if old.name not in wanted and old.is_file():
+            old.unlink()
+            removed += 1
+    return Drawn(len(names), renderer.rendered, renderer.reused, removed,
+                 time.perf_counter() - started)  # fmt: skip
 
 
 def base_spec(title: str, description: str, values: list[dict[str, Any]]) -> dict[str, Any]:

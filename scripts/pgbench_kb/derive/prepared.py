@@ -38,11 +38,10 @@ LAST_LOAD: dict[str, int] = {"prepared": 0, "reused": 0}
 
 @dataclass
 class Progress:
-    """A run's ``-P`` chart: the SVG, its file name, the rest of its description after the
-    title, and its data rows as JSON text."""
+    """A run's ``-P`` chart: the SVG (placed in the page), the rest of its description after
+    the title, and its data rows as JSON text."""
 
     svg: str
-    name: str
     description_tail: str
     rows_json: str
 
@@ -104,7 +103,7 @@ def progress_of(run: dict[str, Any]) -> Progress | None:
         f"{fmt.count(len(values), 'point')}, from {fmt.figure(float(min(values)))} to "
         f"{fmt.tps(float(max(values)))}."
     )
-    return Progress(svg, charts.svg_name(svg), tail, _dumps(rows))
+    return Progress(svg, tail, _dumps(rows))
 
 
 def subtitle(row: dict[str, Any]) -> str:
