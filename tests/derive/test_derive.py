@@ -100,24 +100,48 @@ def test_progress_chart_is_placed_in_the_page_with_its_data(derived: Path):
     assert counters["WAL written"] == "12.3 MB"
 
 
+def derived_files(folder: Path) -> list[Path]:
+    # The manifest records file times (bookkeeping for the next run; Hugo never reads it).
+    return sorted(
+        p.relative_to(folder)
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != ".kb-derive-manifest.json"
+    )
+
+
+def assert_same_files(first: Path, second: Path) -> None:
+    files = derived_files(first)
+    assert files == derived_files(second)
+    for relative in files:
+        assert (first / relative).read_bytes() == (second / relative).read_bytes(), relative
+
+
 def test_two_derivations_write_the_same_bytes(tmp_path):
     root = fixture_root(tmp_path)
     first, second = tmp_path / "one", tmp_path / "two"
     derive_site(root=root, out=first)
     derive_site(root=root, out=second)
+    assert_same_files(first, second)
 
-    def derived_files(folder: Path) -> list[Path]:
-        # The manifest records file times (bookkeeping for the next run; Hugo never reads it).
-        return sorted(
-            p.relative_to(folder)
-            for p in folder.rglob("*")
-            if p.is_file() and p.name != ".kb-derive-manifest.json"
-        )
 
-    files = derived_files(first)
-    assert files == derived_files(second)
-    for relative in files:
-        assert (first / relative).read_bytes() == (second / relative).read_bytes(), relative
+def test_pages_written_by_forked_workers_are_those_written_alone(tmp_path, monkeypatch):
+    """From PARALLEL_WRITES_FROM deferred files on (run pages, downloads), worker processes
+    make and write them: the same bytes, and a later derivation keeps what they wrote."""
+    from pgbench_kb.derive import site as site_module
+
+    root = fixture_root(tmp_path)
+    alone, forked = tmp_path / "alone", tmp_path / "forked"
+    derive_site(root=root, out=alone)
+    monkeypatch.setattr(site_module, "PARALLEL_WRITES_FROM", 1)
+    derive_site(root=root, out=forked)
+    assert_same_files(alone, forked)
+    manifest = json.loads((forked / ".kb-derive-manifest.json").read_text(encoding="utf-8"))
+    run_pages = [name for name in manifest if name.startswith("content/runs/")]
+    assert len(run_pages) == len(RUN_FIXTURES) + 1  # and the list's _index.md
+    page = forked / run_pages[-1]
+    written = page.stat().st_mtime_ns
+    derive_site(root=root, out=forked)
+    assert page.stat().st_mtime_ns == written  # unchanged bytes are not written again
 
 
 def test_downloads_hold_every_run(derived: Path):

@@ -9,12 +9,13 @@
   outside URL.
 - The ``-P`` progress chart of each run and the two bars of each comparison: drawn here as plain
   SVG (a few hundred bytes of code instead of one Vega call each: at about 15-20 ms of CPU a
-  chart, measured, 10,000 runs would take minutes). The progress line is placed in the run's
-  page itself; the bars are files.
+  chart, measured, 10,000 runs would take minutes). Both are placed in their page itself
+  (thousands of small files cost more to write and copy than to inline).
 
 Every chart is shown with a title, a text description and its data table beside it (layouts
-``chart/figure.html``). Every text put into an SVG here is XML-escaped, and an SVG loaded
-through ``<img>`` runs no script whatever it contains.
+``chart/figure.html``). Every text put into an SVG here is XML-escaped, so an SVG placed in
+a page shows data as text; an SVG loaded through ``<img>`` runs no script whatever it
+contains.
 """
 
 from __future__ import annotations
@@ -330,10 +331,6 @@ def progress_svg(
         f'<polyline points="{line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/></svg>'
     )
     return "\n".join(parts) + "\n"
-
-
-def svg_name(svg: str) -> str:
-    return hashlib.sha256(svg.encode("utf-8")).hexdigest() + ".svg"
 
 
 def bars_svg(title: str, bars: list[dict[str, Any]], *, width: int = 520) -> str | None:

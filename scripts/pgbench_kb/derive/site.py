@@ -9,8 +9,8 @@ found, and writes under ``build/site/`` (git-ignored, mounted into Hugo by confi
 - ``content/{results,sources,downloads,changes}/_index.md`` — the explorer and other lists;
 - ``data/*.json`` — what hand-written pages show (a machine's runs, backlinks, key findings);
 - ``specs/*.vl.json`` — the Vega-Lite spec of each chart, which ``kb charts`` draws (see
-  ``charts.py``); ``static/charts/*.svg`` — the bars of each comparison; ``static/downloads/``
-  — the data.
+  ``charts.py``; the bars of a comparison and a run's -P line are SVG placed in their page);
+- ``static/downloads/`` — the data.
 
 Every sentence and figure a reader sees is composed here; templates only place them. Every
 generated file says so. The folder is replaced as a whole, so a run file that was removed
@@ -29,13 +29,15 @@ import re
 import shutil
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes, prepared, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
-from pgbench_kb.errors import DeriveError
+from pgbench_kb.errors import DeriveError, KbError
 
 #: How a figure is written on the pages (tests compare the pages against it).
 format_figure = fmt.figure
@@ -116,22 +118,31 @@ def run_url(run_id: str) -> str:
     return f"runs/{run_id.lower()}/"
 
 
+#: From this many files made late (run pages, downloads), they are made and written in forked
+#: worker processes, which share the derivation's memory as it is.
+PARALLEL_WRITES_FROM = 500
+#: The derivation the forked writers work on (set just before they are forked).
+_DEFERRED: list[Any] = []
+
+
 class Site:
-    """One derivation: collects pages, data and static files and writes them (run pages as
-    they are made, the rest in ``write``), each only when its bytes changed."""
+    """One derivation: collects pages, data and static files and writes them, each only when
+    its bytes changed. Files that are costly to make and many (a page per run, the downloads)
+    are deferred (``defer``): ``write`` makes and writes them in worker processes."""
 
     def __init__(self, root: Path, out: Path) -> None:
         self.root = root
         self.out = out
         self.files: dict[str, str] = {}
+        self.deferred: list[tuple[str, Callable[[], str]]] = []
         self.chart_specs = 0
-        self.progress_charts = 0
         self.manifest_file = out / ".kb-derive-manifest.json"
         try:
             self.old = json.loads(self.manifest_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             self.old = {}
         self.new: dict[str, list[Any]] = {}
+        self.folders: set[str] = set()
 
     def page(self, path: str, front: dict[str, Any], body: str = "") -> None:
         self.files[f"content/{path}"] = page_text(front, body)
@@ -143,6 +154,10 @@ class Site:
 
     def static(self, path: str, text: str) -> None:
         self.files[f"static/{path}"] = text
+
+    def defer(self, relative: str, make: Callable[[], str]) -> None:
+        """A file whose text ``make`` returns, made and written by ``write``."""
+        self.deferred.append((relative, make))
 
     def chart_from_spec(self, spec: dict[str, Any]) -> str:
         """A Vega-Lite chart: its spec is written into ``specs/`` under its hash, which the
@@ -156,24 +171,18 @@ class Site:
         return f"charts/{name}.svg"
 
     def emit(self, relative: str, text: str) -> None:
-        """Write one file now (10,000 run pages are not all held until the end)."""
-        if relative in self.new:
-            return
-        data = text.encode("utf-8")
-        target = self.out / relative
-        self.new[relative] = self._put(
-            target,
-            self.old.get(relative),
-            hashlib.sha1(data).hexdigest(),
-            lambda: target.write_bytes(data),
-        )
+        """Write one file now."""
+        if relative not in self.new:
+            self.new[relative] = self._put(relative, text.encode("utf-8"))
 
     def write(self) -> None:
-        """Write every file not yet written, skipping those whose bytes are already there (as
-        the manifest of the last derivation and the file's size and mtime say), and remove
-        every file of the folder that this derivation did not write (a run file removed leaves
-        no page behind).
+        """Write every file not yet written — the deferred ones in worker processes when there
+        are many — skipping those whose bytes are already there (as the manifest of the last
+        derivation and the file's size and mtime say), and remove every file of the folder
+        that this derivation did not write (a run file removed leaves no page behind).
         """
+        for relative, entry in self._write_deferred():
+            self.new[relative] = entry
         for relative, text in sorted(self.files.items()):
             self.emit(relative, text)
         keep = {MARKER, self.manifest_file.name, *self.new}
@@ -188,24 +197,82 @@ class Site:
                 os.rmdir(folder)
         self.manifest_file.write_text(json.dumps(self.new, sort_keys=True), encoding="utf-8")
 
-    @staticmethod
-    def _put(target: Path, before: Any, digest: str, write: Any) -> list[Any]:
-        """Write ``target`` unless the manifest entry ``before`` shows the same content still
-        there; return its new manifest entry ``[digest, size, mtime_ns]``."""
+    def _write_deferred(self) -> list[tuple[str, list[Any]]]:
+        jobs = [(relative, make) for relative, make in self.deferred if relative not in self.new]
+        self.deferred = []
+        workers = min(os.cpu_count() or 1, 4)
+        if len(jobs) < PARALLEL_WRITES_FROM or workers < 2:
+            return _make_and_put(self, jobs)
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Forked, so each worker has the whole derivation without copying it: nothing is
+        # pickled but the slice bounds there and the manifest entries back.
+        _DEFERRED[:] = [self, jobs]
+        step = max(1, len(jobs) // (workers * 4))
+        bounds = [(start, min(start + step, len(jobs))) for start in range(0, len(jobs), step)]
         try:
-            stat = target.stat()
-        except OSError:
-            stat = None
-        if stat and before == [digest, stat.st_size, stat.st_mtime_ns]:
-            return before
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)
-        write()
-        stat = target.stat()
+            fork = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=fork) as pool:
+                parts = list(pool.map(_write_deferred_slice, bounds))
+        finally:
+            _DEFERRED.clear()
+        done = []
+        for part in parts:
+            if isinstance(part, str):
+                raise DeriveError(part)
+            done.extend(part)
+        return done
+
+    def _put(self, relative: str, data: bytes) -> list[Any]:
+        """Write ``data`` at ``relative`` unless the last derivation's manifest shows the same
+        bytes still there; return its new manifest entry ``[digest, size, mtime_ns]``."""
+        digest = hashlib.sha1(data).hexdigest()
+        target = os.path.join(self.out, relative)
+        before = self.old.get(relative)
+        if before is not None and before[0] == digest:
+            try:
+                stat = os.stat(target)
+            except OSError:
+                stat = None
+            if stat and before == [digest, stat.st_size, stat.st_mtime_ns]:
+                return before
+        folder = os.path.dirname(target)
+        if folder not in self.folders:
+            os.makedirs(folder, exist_ok=True)
+            self.folders.add(folder)
+        try:
+            handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:  # an older version: replaced, never written through
+            os.unlink(target)
+            handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(handle, view) :]
+            stat = os.fstat(handle)
+        finally:
+            os.close(handle)
         return [digest, stat.st_size, stat.st_mtime_ns]
 
 
-def run_page(site: Site, run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any]) -> str:
+def _make_and_put(
+    site: Site, jobs: list[tuple[str, Callable[[], str]]]
+) -> list[tuple[str, list[Any]]]:
+    return [(relative, site._put(relative, make().encode("utf-8"))) for relative, make in jobs]
+
+
+def _write_deferred_slice(bounds: tuple[int, int]) -> list[tuple[str, list[Any]]] | str:
+    """Worker: make and write one slice of the deferred files; a ``KbError`` comes back as
+    its one line (exceptions with keyword fields do not survive pickling whole)."""
+    site, jobs = _DEFERRED
+    try:
+        return _make_and_put(site, jobs[bounds[0] : bounds[1]])
+    except KbError as exc:
+        return str(exc)
+
+
+def run_page(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any]) -> str:
     """A run page's text: what the run alone gives (prepared once, as JSON text) around its
     title, row and links. The bytes are those ``page_text`` writes for the same front matter
     (``{"title", "date", "params": {"kind", "run", …, **links, "generated"}}``)."""
@@ -215,7 +282,6 @@ def run_page(site: Site, run: prepared.Prepared, row: dict[str, Any], links: dic
         head["date"] = date
     progress = "null"
     if run.progress is not None:
-        site.progress_charts += 1
         description = f"Throughput of {row['title']}{run.progress.description_tail}"
         # The line is placed in the page itself: one file and one request fewer per run.
         progress = (
@@ -280,7 +346,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     for run, row, name in zip(runs, rows, names, strict=True):
         links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
         links = links | {"last_change": history["files"].get(run.path.as_posix())}
-        site.emit(f"content/runs/{name}", run_page(site, run, row, links))
+        site.defer(f"content/runs/{name}", partial(run_page, run, row, links))
     rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
     site.page(
         "runs/_index.md",
@@ -299,7 +365,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         f"{done - started:.1f} s (read and analyse {analysed - started:.1f} s: "
         f"{fmt.count(prepared.LAST_LOAD['prepared'], 'run file')} prepared, "
         f"{prepared.LAST_LOAD['reused']:,} from the cache; {site.chart_specs:,} chart specs for "
-        f"`kb charts`, {site.progress_charts:,} progress lines)"
+        f"`kb charts`, {sum(run.progress is not None for run in runs):,} progress lines)"
     )
 
 
@@ -545,10 +611,9 @@ def comparison_shown(
     chart = None
     svg = charts.bars_svg(title, bars) if len(bars) == 2 else None
     if svg:
-        name = charts.svg_name(svg)
-        site.static(f"charts/{name}", svg)
+        # Placed in the page itself: thousands of comparisons would be thousands of files.
         chart = {
-            "src": f"charts/{name}",
+            "svg": svg,
             "description": f"{title}, on {comparison.get('machine')}. Bars: each side's centre "
             f"in tps (A {a['center']}, B {b['center']}); the dark line runs from the lowest to "
             "the highest run where the runs are known.",
@@ -988,15 +1053,19 @@ def write_downloads(
     head = json.dumps(
         {"format": "pgbench-kb/runs/1", "generated": GENERATED_NOTE, "runs": []}, ensure_ascii=False
     )
-    everything = head[:-2] + ", ".join(prepared.unpack(run.download_z) for run in runs) + "]}"
-    site.static("downloads/runs.json", everything)
+
+    def everything() -> str:
+        return head[:-2] + ", ".join(prepared.unpack(run.download_z) for run in runs) + "]}"
+
+    def comparisons() -> str:
+        found = {k: v for k, v in known.items() if k != "groups"}
+        found.setdefault("format", "pgbench-kb/comparisons/1")
+        return json.dumps(found, ensure_ascii=False, default=str)
+
+    # The two large files are made beside the run pages (Site.defer).
+    site.defer("static/downloads/runs.json", everything)
+    site.defer("static/downloads/comparisons.json", comparisons)
     site.static("downloads/runs.csv", csv_text(sorted(rows, key=lambda r: str(r["id"]))))
-    comparisons = {k: v for k, v in known.items() if k != "groups"}
-    comparisons.setdefault("format", "pgbench-kb/comparisons/1")
-    site.static(
-        "downloads/comparisons.json",
-        json.dumps(comparisons, ensure_ascii=False, default=str),
-    )
     site.page(
         "downloads/_index.md",
         {
