@@ -457,3 +457,40 @@ def test_table_shows_curves_and_stability_golden(two_machines) -> None:
     assert text == path.read_text(encoding="utf-8")
     assert "curves (tps and latency against clients or scale)" in text
     assert "stability over time" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# Threads that follow the clients (the harness's threads: auto).
+
+
+def _threads_knowledge(root: Path, threads_by_clients: dict[int, list[int]]) -> dict[str, Any]:
+    rng = random.Random(11)
+    runs: list[dict[str, Any]] = []
+    for clients, thread_counts in threads_by_clients.items():
+        for threads in thread_counts:
+            group = f"c{clients}-j{threads}"
+            runs += _repeats(rng, _shape(group, clients, 1000.0 * clients, threads=threads))
+    _write(root, runs)
+    return build_knowledge(root)
+
+
+def test_threads_that_follow_the_clients_make_one_curve_from_one_client(tmp_path: Path) -> None:
+    """Regression: with threads: auto (1 thread at 1 client, 2 above) the clients curve
+    started at 2 clients: the 1-client group had another thread count, a factor, and was left
+    off the curve."""
+    knowledge = _threads_knowledge(tmp_path, {1: [1], 2: [2], 4: [2], 8: [2], 16: [2]})
+    (sweep,) = _curves(knowledge, "benchmark.clients")
+    assert [p["x"] for p in sweep["points"]] == [1, 2, 4, 8, 16]
+    threads = [d for d in sweep["differs_also"] if d["field"] == "benchmark.threads"]
+    assert threads == [{"field": "benchmark.threads", "values": [1, 2, 2, 2, 2]}]
+    assert "benchmark.threads" not in sweep["held_equal"]
+
+
+def test_two_thread_counts_at_one_client_count_are_two_curves(tmp_path: Path) -> None:
+    """A threads experiment (-j 1 and -j 4 at the same client counts) is not merged."""
+    knowledge = _threads_knowledge(tmp_path, {4: [1, 4], 8: [1, 4], 16: [1, 4]})
+    sweeps = _curves(knowledge, "benchmark.clients")
+    assert len(sweeps) == 2
+    for sweep in sweeps:
+        assert [p["x"] for p in sweep["points"]] == [4, 8, 16]
+        assert not [d for d in sweep["differs_also"] if d["field"] == "benchmark.threads"]

@@ -2,7 +2,9 @@
 
 A curve joins the groups of repeats on one machine that are identical in every configuration
 field except the swept one (``benchmark.clients`` or ``benchmark.scale``), when there are at
-least ``MIN_POINTS`` distinct values of it. Each point is one group: the swept value, the
+least ``MIN_POINTS`` distinct values of it. pgbench's threads may follow the clients
+(``FOLLOWERS``): a clients sweep whose thread count changes with the clients is one curve, the
+threads listed among what differs between points. Each point is one group: the swept value, the
 group's centre tps and spread, its latency centre, its p95/p99 when the runs' logs gave
 percentiles, and n.
 
@@ -40,6 +42,11 @@ MIN_POINTS = 3
 FALL_OFF_THRESHOLD_PCT = 10.0
 #: The fields a curve may sweep, with the name used in curve ids.
 SWEPT_FIELDS = {"benchmark.clients": "clients", "benchmark.scale": "scale"}
+#: Fields that may move with the swept one along one curve: pgbench's ``-j`` follows ``-c``
+#: (the harness's ``threads: auto`` runs 1 client with 1 thread and more clients with more).
+#: When each swept value has one value of them, the curve holds them as they come and lists
+#: them as differing between points; when some swept value has two, each is its own curve.
+FOLLOWERS = {"benchmark.clients": ("benchmark.threads",)}
 
 
 @dataclass(frozen=True)
@@ -264,40 +271,80 @@ def _differs_also(groups: list[Group]) -> list[dict[str, Any]]:
     return out
 
 
+def _by_followers(members: list[Group], swept: str) -> list[list[Group]]:
+    """The groups of one bucket as curves: one, when the fields that may follow the swept one
+    have one value at each swept value (or do not vary); else one curve per value of them."""
+    follows = FOLLOWERS.get(swept, ())
+    if not follows:
+        return [members]
+
+    def value(group: Group) -> tuple[str, ...]:
+        return tuple(key(group.factors.get(f)) for f in follows)
+
+    at: dict[Any, set[tuple[str, ...]]] = {}
+    for group in members:
+        at.setdefault(group.factors[swept], set()).add(value(group))
+    if all(len(values) == 1 for values in at.values()):
+        return [members]
+    parts: dict[tuple[str, ...], list[Group]] = {}
+    for group in members:
+        parts.setdefault(value(group), []).append(group)
+    return list(parts.values())
+
+
 def curves_of(groups: Sequence[Group], verdict: Verdict = welch_verdict) -> list[dict[str, Any]]:
     """Every curve among the groups: for each swept field, the groups on one machine (same
-    hardware) that share every other factor, with at least ``MIN_POINTS`` swept values."""
+    hardware) that share every other factor (but those that may follow the swept one, see
+    ``FOLLOWERS``), with at least ``MIN_POINTS`` swept values."""
     found: list[dict[str, Any]] = []
     for swept in SWEPT_FIELDS:
+        follows = FOLLOWERS.get(swept, ())
         buckets: dict[tuple[Any, ...], list[Group]] = {}
         for group in groups:
             value = group.factors.get(swept)
             if not _sortable_number(value):
                 continue
-            # factor_key is the sorted (field, value) pairs: drop the swept one.
-            rest_key = tuple(item for item in group.factor_key if item[0] != swept)
-            buckets.setdefault((group.hardware_key, rest_key), []).append(group)
-        for members in buckets.values():
-            if len({g.factors[swept] for g in members}) < MIN_POINTS:
-                continue
-            kept, left_out = _pick_one_per_x(members, swept)
-            kept.sort(key=lambda g: g.factors[swept])
-            first = kept[0]
-            rest = {k: v for k, v in first.factors.items() if k != swept}
-            made = curve(
-                (point_of(g, swept) for g in kept),
-                machine=machine_text(first, first),
-                swept=swept,
-                held_equal=rest,
-                verdict=verdict,
+            # factor_key is the sorted (field, value) pairs: drop the swept one and those
+            # that may follow it.
+            rest_key = tuple(
+                item for item in group.factor_key if item[0] != swept and item[0] not in follows
             )
-            if made is None:
-                continue
-            made["held_equal"] = {f: rest[f] for f in HEADLINE if f in rest}
-            made["held_equal_count"] = len(rest)
-            made["differs_also"] = _differs_also(kept)
-            made["left_out"] = left_out
-            made["text"] = curve_text(made)
-            found.append(made)
+            buckets.setdefault((group.hardware_key, rest_key), []).append(group)
+        for bucket in buckets.values():
+            for members in _by_followers(bucket, swept):
+                made = _curve_of(members, swept, verdict)
+                if made is not None:
+                    found.append(made)
     found.sort(key=lambda c: (c["machine"], c["swept"], c["id"]))
     return found
+
+
+def _curve_of(members: list[Group], swept: str, verdict: Verdict) -> dict[str, Any] | None:
+    if len({g.factors[swept] for g in members}) < MIN_POINTS:
+        return None
+    kept, left_out = _pick_one_per_x(members, swept)
+    kept.sort(key=lambda g: g.factors[swept])
+    first = kept[0]
+    rest = {k: v for k, v in first.factors.items() if k != swept}
+    moved = [
+        {"field": name, "values": [g.factors.get(name) for g in kept]}
+        for name in FOLLOWERS.get(swept, ())
+        if len({key(g.factors.get(name)) for g in kept}) > 1
+    ]
+    for follower in moved:
+        rest.pop(follower["field"], None)  # not held equal: it moves with the swept field
+    made = curve(
+        (point_of(g, swept) for g in kept),
+        machine=machine_text(first, first),
+        swept=swept,
+        held_equal=rest,
+        verdict=verdict,
+    )
+    if made is None:
+        return None
+    made["held_equal"] = {f: rest[f] for f in HEADLINE if f in rest}
+    made["held_equal_count"] = len(rest)
+    made["differs_also"] = sorted(moved + _differs_also(kept), key=lambda d: d["field"])
+    made["left_out"] = left_out
+    made["text"] = curve_text(made)
+    return made

@@ -470,6 +470,16 @@ def place_knowledge(
     }
 
 
+def curve_caveat(differs: dict[str, Any]) -> str:
+    """``threads differs between points: 1, 2, 2, 2`` (numbers are listed; dates and texts
+    would only be long)."""
+    words = f"{knowledge.field_label(str(differs.get('field')))} differs between points"
+    values = differs.get("values") or []
+    if values and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        words += ": " + ", ".join(fmt.figure(v) or str(v) for v in values)
+    return words
+
+
 def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) -> int:
     """One page of throughput curves (tps against clients or scale), each drawn by Vega-Lite
     with its points as a table and analyze's sentence about its peak and fall-off."""
@@ -518,9 +528,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 "rows": rows,
                 "held": knowledge.held_words(held),
                 "caveats": [
-                    f"{knowledge.field_label(str(d.get('field')))} differs between points"
-                    for d in curve.get("differs_also") or []
-                    if isinstance(d, dict)
+                    curve_caveat(d) for d in curve.get("differs_also") or [] if isinstance(d, dict)
                 ],
             }
         )
