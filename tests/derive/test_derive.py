@@ -340,3 +340,32 @@ def test_comparison_pages_show_latency_the_way_latency_reads(tmp_path):
     download = json.loads((out / "static" / "downloads" / "comparisons.json").read_text())
     metrics = {c.get("metric") for c in download["comparisons"]}
     assert {"tps", "latency_avg_ms"} <= metrics
+
+
+def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
+    """Regression: 665 throughput curves of 10,000 synthetic runs were one page with 665
+    charts. Past SPLIT_FROM curves they get a page per machine, listed on the curves page."""
+    from pgbench_kb.derive import site as site_module
+
+    def curve(machine: str, n: int) -> dict:
+        points = [{"x": c, "tps": 100.0 * c + n, "n": 1, "group": f"g{n}-{c}"} for c in (1, 2, 4)]
+        return {"id": f"{machine}-clients-{n:08x}", "machine": machine, "swept": "benchmark.clients",
+                "held_equal": {}, "points": points, "text": f"curve {n}"}  # fmt: skip
+
+    known = {"curves": [curve("box-a", 1), curve("box-a", 2), curve("box-b (client c)", 3)]}
+    out = tmp_path / "site"
+    site_module.prepare_out(out)
+    site = site_module.Site(tmp_path, out)
+    monkeypatch.setattr(site_module, "SPLIT_FROM", 2)
+    assert site_module.write_curves(site, known, {}) == 3
+    index = json.loads(site.files["content/comparisons/curves.md"].split("\n")[0])
+    assert [(p["title"], p["url"], p["n"]) for p in index["params"]["pages"]] == [
+        ("box-a", "comparisons/curves--box-a/", 2),
+        ("box-b", "comparisons/curves--box-b/", 1),
+    ]
+    page = json.loads(site.files["content/comparisons/curves--box-a.md"].split("\n")[0])
+    assert page["title"] == "Throughput curves on box-a"
+    assert [c["id"] for c in page["params"]["curves"]] == [
+        "box-a-clients-00000001",
+        "box-a-clients-00000002",
+    ]

@@ -520,6 +520,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             chart = {"src": site.chart_from_spec(spec), "description": description}
         shown.append(
             {
+                "machine": str(curve.get("machine")),
                 "id": knowledge.page_slug(str(curve.get("id"))),
                 "title": title,
                 "swept": swept,
@@ -532,13 +533,41 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 ],
             }
         )
-    if shown:
+    about = (
+        "How throughput changes as one numeric factor (clients, scale) grows, everything else "
+        "held equal: where it peaks and where it falls off."
+    )
+    by_machine: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in shown:
+        by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
+    if len(shown) > SPLIT_FROM and len(by_machine) > 1:
+        # Like a large family of comparisons: one page per machine, and a list of them.
+        parts = []
+        for slug, items in sorted(by_machine.items()):
+            machine = items[0]["machine"].split(" ")[0]
+            site.page(
+                f"comparisons/curves--{slug}.md",
+                {
+                    "title": f"Throughput curves on {machine}",
+                    "description": about,
+                    "params": {"kind": "curves", "curves": items},
+                },
+            )
+            parts.append({"title": machine, "url": f"comparisons/curves--{slug}/", "n": len(items)})
         site.page(
             "comparisons/curves.md",
             {
                 "title": "Throughput curves",
-                "description": "How throughput changes as one numeric factor (clients, scale) "
-                "grows, everything else held equal: where it peaks and where it falls off.",
+                "description": about + " One page per machine.",
+                "params": {"kind": "comparisons", "pages": parts},
+            },
+        )
+    elif shown:
+        site.page(
+            "comparisons/curves.md",
+            {
+                "title": "Throughput curves",
+                "description": about,
                 "params": {"kind": "curves", "curves": shown},
             },
         )
