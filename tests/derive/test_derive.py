@@ -349,8 +349,14 @@ def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
 
     def curve(machine: str, n: int) -> dict:
         points = [{"x": c, "tps": 100.0 * c + n, "n": 1, "group": f"g{n}-{c}"} for c in (1, 2, 4)]
-        return {"id": f"{machine}-clients-{n:08x}", "machine": machine, "swept": "benchmark.clients",
-                "held_equal": {}, "points": points, "text": f"curve {n}"}  # fmt: skip
+        return {
+            "id": f"{machine}-clients-{n:08x}",
+            "machine": machine,
+            "swept": "benchmark.clients",
+            "held_equal": {},
+            "points": points,
+            "text": f"curve {n}",
+        }
 
     known = {"curves": [curve("box-a", 1), curve("box-a", 2), curve("box-b (client c)", 3)]}
     out = tmp_path / "site"
