@@ -49,8 +49,9 @@ def test_the_same_spec_twice_is_drawn_once(tmp_path: Path) -> None:
     assert renderer.rendered == 1
 
 
-def test_many_new_charts_are_drawn_in_workers_alike(tmp_path: Path) -> None:
+def test_many_new_charts_are_drawn_in_workers_alike(tmp_path: Path, monkeypatch) -> None:
     """Enough new charts to use worker processes: each file is the chart a single draw makes."""
+    monkeypatch.setattr(charts, "PARALLEL_FROM", 8)
     count = charts.PARALLEL_FROM + 2
     renderer = charts.ChartRenderer(tmp_path / "pool")
     names = [renderer.svg_file(spec(n))[0] for n in range(count)]
