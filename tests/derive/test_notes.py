@@ -87,3 +87,9 @@ def test_charts_leave_room_for_labels_vl_convert_measures_narrower() -> None:
 
     padding = base_spec("t", "d", [])["padding"]
     assert padding["left"] >= 20 and padding["right"] >= 20
+    # Long labels overflow by more: 260-pixel labels were cut on the storage-layout page.
+    from pgbench_kb.derive.charts import LABEL_LIMIT, changes_spec
+
+    overview = changes_spec("t", "d", [])
+    assert overview["encoding"]["y"]["axis"]["labelLimit"] == LABEL_LIMIT
+    assert overview["padding"]["left"] >= LABEL_LIMIT * 0.2

@@ -389,17 +389,24 @@ def bars_svg(title: str, bars: list[dict[str, Any]], *, width: int = 520) -> str
     return "\n".join(parts) + "\n"
 
 
+#: How wide (pixels, as vl-convert measures) a bar label of an overview chart may be.
+LABEL_LIMIT = 260
+
+
 def changes_spec(title: str, description: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One chart per comparison page: each comparison's change of B against A, in percent,
     coloured by verdict. ``rows``: ``{"comparison", "change_pct", "verdict"}``."""
     spec = base_spec(title, description, rows)
+    # The browser's font is wider than the metrics vl-convert lays labels out with, by some
+    # 10-20% on a 260-pixel label: the left margin takes what a long label overflows by.
+    spec["padding"] = {**spec["padding"], "left": LABEL_LIMIT // 4}
     spec |= {
         "width": 460,
         "height": {"step": 16},
         "mark": {"type": "bar"},
         "encoding": {
             "y": {"field": "comparison", "type": "nominal", "title": None, "sort": None,
-                  "axis": {"labelLimit": 260}},
+                  "axis": {"labelLimit": LABEL_LIMIT}},
             "x": {"field": "change_pct", "type": "quantitative",
                   "title": "change of B against A (%)"},
             "color": {
