@@ -42,3 +42,36 @@ def test_unknown_profile_is_one_line_without_traceback():
     assert lines[0].startswith("error: ")
     assert "no such profile 'no-such-profile'" in lines[0]
     assert "shipped profiles:" in lines[0]
+
+
+def test_a_second_ctrl_c_while_interrupted_is_said_changes_nothing(monkeypatch, capsys):
+    """Regression: a second Ctrl-C arriving while `error: interrupted` was being printed
+    ended kb derive with a traceback. Once interrupted, further Ctrl-C are ignored."""
+    import signal
+
+    from pgbench_kb import cli
+
+    def interrupted(_args):
+        raise KeyboardInterrupt
+
+    seen = []
+    real_print = print
+
+    def second_ctrl_c(*args, **kwargs):
+        seen.append(signal.getsignal(signal.SIGINT))
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            raise KeyboardInterrupt  # what the second Ctrl-C did before the fix
+        real_print(*args, **kwargs)
+
+    parser = cli.build_parser()
+    args = parser.parse_args(["compare"])
+    args.handler = interrupted
+    monkeypatch.setattr(cli.argparse.ArgumentParser, "parse_args", lambda self, argv=None: args)
+    monkeypatch.setattr("builtins.print", second_ctrl_c)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        assert cli.main([]) == 130
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert seen == [signal.SIG_IGN]
+    assert capsys.readouterr().err == "error: interrupted\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -460,9 +461,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt_once(_signum: int, _frame: object) -> None:
+    """Ctrl-C: stop the command (KeyboardInterrupt); a second Ctrl-C while it unwinds —
+    freeing 10,000 runs' data takes a moment — is the same request and is ignored.
+
+    Regression: a second Ctrl-C during kb derive ended it with a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt_once)
     try:
         return args.handler(args)
     except KbError as exc:
@@ -473,6 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # (when it did not come through Ctrl-C)
         print("error: interrupted", file=sys.stderr)
         return 130
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from pgbench_kb.analyze.factors import kind_of, skipped
 from pgbench_kb.analyze.fastyaml import fast_load
 from pgbench_kb.analyze.stability import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
+from pgbench_kb.parallel import map_in_workers
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 
 PARALLEL_FROM = 400
@@ -204,8 +204,8 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
     work = [(str(p), p.relative_to(root).as_posix()) for p in paths]
     workers = min(jobs or os.cpu_count() or 1, 4)
     if len(work) >= PARALLEL_FROM and workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_load_one, work, chunksize=max(1, len(work) // (workers * 8))))
+        chunk = max(1, len(work) // (workers * 8))
+        results = map_in_workers(_load_one, work, workers=workers, chunksize=chunk)
     else:
         results = [_load_one(item) for item in work]
     records = []

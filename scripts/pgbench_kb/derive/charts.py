@@ -33,6 +33,7 @@ from xml.sax.saxutils import escape
 
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.errors import DeriveError
+from pgbench_kb.parallel import map_in_workers
 
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
@@ -114,15 +115,10 @@ class ChartRenderer:
         names = sorted(self.pending)
         specs = [self.pending[name] for name in names]
         if len(specs) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
             # Spawned, not forked: vl-convert runs threads of its own, and a fork of a process
             # that has used it can hang in the child.
-            spawn = multiprocessing.get_context("spawn")
             workers = min(os.cpu_count() or 1, 4)
-            with ProcessPoolExecutor(max_workers=workers, mp_context=spawn) as pool:
-                svgs = list(pool.map(_draw, specs, chunksize=4))
+            svgs = map_in_workers(_draw, specs, workers=workers, chunksize=4, start="spawn")
         else:
             svgs = [_draw(spec) for spec in specs]
         self.cache_dir.mkdir(parents=True, exist_ok=True)

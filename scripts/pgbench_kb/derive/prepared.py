@@ -17,7 +17,6 @@ import json
 import os
 import pickle
 import zlib
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from pgbench_kb.derive import charts, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
+from pgbench_kb.parallel import map_in_workers
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -208,8 +208,7 @@ def load(root: Path, runs_dir: Path | None = None) -> list[Prepared]:
             found[str(path)] = hit
     if len(todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
         workers = min(os.cpu_count() or 1, 4)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            done = list(pool.map(_prepare_file, todo, chunksize=64))
+        done = map_in_workers(_prepare_file, todo, workers=workers, chunksize=64)
     else:
         done = [_prepare_file(job) for job in todo]
     for (path, _shown, _root), result in zip(todo, done, strict=True):

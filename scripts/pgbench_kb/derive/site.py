@@ -38,6 +38,7 @@ from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes,
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
+from pgbench_kb.parallel import map_in_workers
 
 #: How a figure is written on the pages (tests compare the pages against it).
 format_figure = fmt.figure
@@ -203,18 +204,13 @@ class Site:
         workers = min(os.cpu_count() or 1, 4)
         if len(jobs) < PARALLEL_WRITES_FROM or workers < 2:
             return _make_and_put(self, jobs)
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         # Forked, so each worker has the whole derivation without copying it: nothing is
         # pickled but the slice bounds there and the manifest entries back.
         _DEFERRED[:] = [self, jobs]
         step = max(1, len(jobs) // (workers * 4))
         bounds = [(start, min(start + step, len(jobs))) for start in range(0, len(jobs), step)]
         try:
-            fork = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=fork) as pool:
-                parts = list(pool.map(_write_deferred_slice, bounds))
+            parts = map_in_workers(_write_deferred_slice, bounds, workers=workers)
         finally:
             _DEFERRED.clear()
         done = []
