@@ -118,3 +118,15 @@ def test_kb_charts_before_kb_derive_says_what_to_run(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "run `kb derive` first" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_file_where_the_charts_go_is_a_located_error(tmp_path: Path) -> None:
+    """Regression: a file in the place of build/charts ended kb charts with a traceback."""
+    out = tmp_path / "site"
+    derived_specs(out, [7])
+    blocker = tmp_path / "charts"
+    blocker.write_text("not a folder", encoding="utf-8")
+    with pytest.raises(DeriveError, match="cannot write a chart") as caught:
+        charts.draw_charts(out / charts.SPECS_DIR, blocker, tmp_path / "cache")
+    assert str(blocker) in str(caught.value)
+    assert blocker.read_text(encoding="utf-8") == "not a folder"

@@ -180,7 +180,21 @@ def draw_charts(specs: Path, out: Path, cache_dir: Path) -> Drawn:
                 hint="run `kb derive` again: it writes the specs",
             )
         renderer.svg_file(spec)
-    renderer.render_pending()
+    try:
+        renderer.render_pending()
+        return _place_charts(names, out, cache_dir, renderer, started)
+    except OSError as exc:
+        raise DeriveError(
+            f"cannot write a chart: {exc.strerror or exc}",
+            path=str(exc.filename or out),
+            hint="build/ must be a folder this user can write (remove a file in its place)",
+        ) from exc
+
+
+def _place_charts(
+    names: list[str], out: Path, cache_dir: Path, renderer: ChartRenderer, started: float
+) -> Drawn:
+    """``out`` made to hold exactly the charts ``names`` (hard links into the cache)."""
     out.mkdir(parents=True, exist_ok=True)
     wanted = {f"{name}.svg" for name in names}
     for svg in sorted(wanted):
