@@ -375,3 +375,17 @@ def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
         "box-a-clients-00000001",
         "box-a-clients-00000002",
     ]
+
+
+def test_a_file_in_the_place_of_an_output_folder_is_a_located_error(tmp_path):
+    """Regression: a file where kb derive writes a folder (build/site/content/runs) ended it
+    with a traceback."""
+    root = fixture_root(tmp_path)
+    out = root / "build" / "site"
+    derive_site(root=root, out=out)
+    runs = out / "content" / "runs"
+    shutil.rmtree(runs)
+    runs.write_text("in the way", encoding="utf-8")
+    with pytest.raises(DeriveError, match="Not a directory") as caught:
+        derive_site(root=root, out=out)
+    assert str(runs) in str(caught.value) and "\n" not in str(caught.value)

@@ -315,6 +315,13 @@ def derive_site(*, root: Path, out: Path | None = None, runs_dir: Path | None = 
     gc.disable()
     try:
         return _derive(root=root, out=out, runs_dir=runs_dir)
+    except OSError as exc:  # a file in the place of a folder, a full disk, a read-only tree
+        raise DeriveError(
+            f"{exc.strerror or exc}",
+            path=str(exc.filename or out or root),
+            hint="the build folder must be writable and hold folders where kb derive writes "
+            "them; remove what is in the way, or run `make clean`",
+        ) from exc
     finally:
         if enabled:
             gc.enable()
