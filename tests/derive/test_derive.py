@@ -386,6 +386,6 @@ def test_a_file_in_the_place_of_an_output_folder_is_a_located_error(tmp_path):
     runs = out / "content" / "runs"
     shutil.rmtree(runs)
     runs.write_text("in the way", encoding="utf-8")
-    with pytest.raises(DeriveError, match="File exists|Not a directory") as caught:
+    with pytest.raises(DeriveError, match=r"File exists|Not a directory") as caught:
         derive_site(root=root, out=out)
     assert str(runs) in str(caught.value) and "\n" not in str(caught.value)
