@@ -13,6 +13,10 @@ Pagefind does (so a browser cache never mixes two versions), and points
 Each rewritten file is first read back and re-encoded unchanged; if that does not give the
 bytes Pagefind wrote (a Pagefind upgrade changed the format), nothing is rewritten and
 ``SearchIndexError`` says so.
+
+Pagefind also writes its own search UIs and a highlighting script, which our search page
+(``static/js/search.js`` over ``pagefind.js``) never loads, and the search code of every
+language it ships besides the site's; ``prune`` removes those files.
 """
 
 from __future__ import annotations
@@ -39,12 +43,26 @@ KNOWN_VERSION = "1.5.2"
 META_FILTERS, META_SORTS = 3, 4
 
 
+#: Pagefind's marker of the part of a page to index (on ``<main>`` in our layouts).
+MARKER = b"data-pagefind-body"
+#: Our layouts put the marker in a page's first KB; the first read covers that.
+FIRST_READ = 4096
+#: Then a page is read in pieces of this size, not whole.
+NEXT_READS = 1 << 20
+#: What Pagefind writes that our search page never loads: its bundled UIs (``pagefind-ui``,
+#: ``pagefind-component-ui``, ``pagefind-modular-ui``, each ``.js`` and ``.css``) and the
+#: script that highlights words on a result page.
+UNUSED = ("pagefind-*ui.js", "pagefind-*ui.css", "pagefind-highlight.js")
+
+
 @dataclass(frozen=True)
 class Rewritten:
-    """What ``stabilize`` did: filter files written, and files (old names) removed."""
+    """What ``build`` did: filter files written, index files (old names) removed, and unused
+    files of Pagefind's bundle removed."""
 
     filters: int
     removed: int
+    pruned: int = 0
 
 
 def pagefind_executable() -> Path:
@@ -54,11 +72,36 @@ def pagefind_executable() -> Path:
     return pagefind_bin.get_executable()
 
 
+def html_files(site: Path) -> list[Path]:
+    """Every ``.html`` file under ``site``, sorted."""
+    return sorted(
+        Path(folder, name)
+        for folder, _, names in os.walk(site)
+        for name in names
+        if name.endswith(".html")
+    )
+
+
+def is_marked(page: Path) -> bool:
+    """Whether ``page`` holds Pagefind's marker anywhere. It is read from the start and no
+    further than the marker: a page our layouts mark is read for its first KB only; a page
+    without the marker is read whole (in pieces), since the marker could be anywhere."""
+    with page.open("rb", buffering=0) as file:
+        piece = file.read(FIRST_READ)
+        while piece:
+            if MARKER in piece:
+                return True
+            more = file.read(NEXT_READS)
+            # The last bytes of a piece again, in case the marker spans two reads.
+            piece = piece[1 - len(MARKER) :] + more if more else b""
+    return False
+
+
 def pages_to_index(site: Path) -> list[Path]:
     """The HTML files Pagefind would index: those marked ``data-pagefind-body`` once any page
     is (Pagefind's own rule), else all of them."""
-    pages = sorted(site.rglob("*.html"))
-    marked = [page for page in pages if b"data-pagefind-body" in page.read_bytes()]
+    pages = html_files(site)
+    marked = [page for page in pages if is_marked(page)]
     return marked or pages
 
 
@@ -242,13 +285,40 @@ def _entry_text(entry: dict[str, Any]) -> str:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
 
 
+def unused_files(bundle: Path) -> list[Path]:
+    """The files of Pagefind's bundle that our search page never loads: its bundled UIs, its
+    highlighting script, and the search code (``wasm.<language>.pagefind``) of every language
+    ``pagefind-entry.json`` does not name."""
+    entry_path = bundle / "pagefind-entry.json"
+    try:
+        entry = json.loads(entry_path.read_text(encoding="utf-8"))
+        # pagefind.js loads wasm.<the language's "wasm">.pagefind, or wasm.unknown.pagefind.
+        wasm = {
+            f"wasm.{info.get('wasm') or 'unknown'}.pagefind" for info in entry["languages"].values()
+        }
+    except (OSError, ValueError, KeyError, AttributeError) as exc:
+        raise SearchIndexError(f"cannot read: {exc}", path=str(entry_path)) from exc
+    unused = {path for pattern in UNUSED for path in bundle.glob(pattern)}
+    unused |= {path for path in bundle.glob("wasm.*.pagefind") if path.name not in wasm}
+    return sorted(unused)
+
+
+def prune(bundle: Path) -> int:
+    """Remove ``unused_files`` of ``bundle``; return how many."""
+    unused = unused_files(bundle)
+    for path in unused:
+        path.unlink()
+    return len(unused)
+
+
 def build(site: Path) -> Rewritten:
-    """Index ``site`` with Pagefind into ``site/pagefind/`` (replaced whole) and make the
-    result byte-stable."""
+    """Index ``site`` with Pagefind into ``site/pagefind/`` (replaced whole), make the result
+    byte-stable and remove what our search page does not load."""
     if not site.is_dir():
         raise SearchIndexError("no such folder", path=str(site), hint="build it with Hugo first")
     bundle = site / "pagefind"
     # Pagefind adds to an existing bundle and never removes a file of an earlier run.
     shutil.rmtree(bundle, ignore_errors=True)
     run_pagefind(site)
-    return stabilize(bundle)
+    done = stabilize(bundle)
+    return Rewritten(filters=done.filters, removed=done.removed, pruned=prune(bundle))
