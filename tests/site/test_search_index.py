@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import filecmp
 import gzip
+import html as html_text
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -208,3 +210,118 @@ def test_pagefind_reads_only_the_pages_it_indexes(tmp_path):
     ]
     assert sorted(f["url"] for f in fragments) == ["/runs/another/", "/runs/kept/"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["public"]
+
+
+def page_with_marker_at(tmp_path: Path, name: str, at: int | None, size: int) -> Path:
+    """An HTML file of ``size`` bytes (about) holding the marker from byte ``at`` (or not)."""
+    filler = b"<p>" + b"x" * (size - 7) + b"</p>"
+    if at is not None:
+        filler = filler[:at] + search_index.MARKER + filler[at:]
+    page = tmp_path / name / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_bytes(filler)
+    return page
+
+
+@pytest.mark.parametrize(
+    ("at", "size"),
+    [
+        (20, 3000),  # where our layouts put it: read for the first KB only
+        (search_index.FIRST_READ - 5, 10_000),  # across the end of the first read
+        (search_index.FIRST_READ + search_index.NEXT_READS - 9, 2_200_000),  # of the second
+        (2_150_000, 2_200_000),  # in the third piece, after </main> for all it knows
+    ],
+    ids=["first-kb", "across-first-read", "across-second-read", "far-down"],
+)
+def test_the_marker_is_found_wherever_it_is_in_a_page(tmp_path, at, size):
+    """pages_to_index no longer reads every page whole: it stops at the marker. It must still
+    find a marker anywhere (Pagefind's rule), across the boundary of two reads included."""
+    marked = page_with_marker_at(tmp_path, "marked", at, size)
+    assert search_index.is_marked(marked)
+    unmarked = page_with_marker_at(tmp_path, "unmarked", None, size)
+    assert not search_index.is_marked(unmarked)
+    assert search_index.pages_to_index(tmp_path) == [marked]
+
+
+def test_a_page_that_ends_inside_the_marker_is_not_marked(tmp_path):
+    page = tmp_path / "index.html"
+    page.write_bytes(b"x" * (search_index.FIRST_READ - 3) + search_index.MARKER[:-1])
+    assert not search_index.is_marked(page)
+    page.write_bytes(b"")
+    assert not search_index.is_marked(page)
+
+
+def test_with_no_marked_page_every_page_is_indexed_and_folders_are_not_pages(tmp_path):
+    for name in ("b", "a", "a/c"):
+        (tmp_path / name).mkdir(parents=True, exist_ok=True)
+        (tmp_path / name / "index.html").write_text("<p>pgbench</p>", encoding="utf-8")
+    (tmp_path / "odd.html").mkdir()  # a folder named like a page
+    (tmp_path / "a" / "notes.txt").write_text("not a page", encoding="utf-8")
+    assert [p.relative_to(tmp_path).as_posix() for p in search_index.pages_to_index(tmp_path)] == [
+        "a/c/index.html", "a/index.html", "b/index.html",
+    ]  # fmt: skip
+
+
+def test_the_bundle_holds_only_what_our_search_page_loads(hugo_site):
+    """Pagefind wrote ~500 KB of bundled UIs (pagefind-ui.*, pagefind-component-ui.*,
+    pagefind-modular-ui.*), a highlighting script and the search code of a language the site
+    does not have; static/js/search.js loads pagefind.js, which loads the rest listed here.
+    If Pagefind adds a file, this fails: decide whether search.js needs it."""
+    site = copy_of(hugo_site, "pruned")
+    done = search_index.build(site)
+    bundle = site / "pagefind"
+    top = sorted(p.name for p in bundle.iterdir())
+    meta = next(bundle.glob("*.pf_meta")).name
+    assert top == sorted([
+        "filter", "fragment", "index", meta, "pagefind-entry.json", "pagefind-worker.js",
+        "pagefind.js", "wasm.en.pagefind",
+    ])  # fmt: skip
+    assert done.pruned == 8
+    for name in ("search.js",):
+        script = (REPO / "static" / "js" / name).read_text(encoding="utf-8")
+        assert "pagefind.js" in script and "pagefind-ui" not in script
+    for layout in (REPO / "layouts").rglob("*.html"):
+        assert "pagefind-ui" not in layout.read_text(encoding="utf-8"), layout
+
+
+def fragments(bundle: Path) -> dict[str, str]:
+    """Each indexed page's URL and the text Pagefind indexed for it."""
+    pages = {}
+    for path in (bundle / "fragment").glob("*.pf_fragment"):
+        fragment = json.loads(gzip.decompress(path.read_bytes())[len(search_index.SIGNATURE) :])
+        pages[fragment["url"]] = fragment["content"]
+    return pages
+
+
+def test_comparison_and_hardware_pages_index_sentences_not_tables(hugo_site):
+    """At 10,000 runs the 32 comparison pages (46 MB, hundreds of comparisons each) and the
+    hardware pages (every run of the machine in a table) were most of Pagefind's work. Search
+    keeps their titles, introductions, findings and each comparison's context and verdict;
+    figures, what was held equal, caveats and run lists are not indexed."""
+    site = copy_of(hugo_site, "sentences")
+    search_index.build(site)
+    indexed = fragments(site / "pagefind")
+    html = (site / "comparisons" / "clients" / "index.html").read_text(encoding="utf-8")
+    text = indexed["/comparisons/clients/"]
+    assert text.startswith("Clients. ") and "Findings. On kb-dev-epyc-2c" in text
+    verdict = re.search(r'<p class="verdict[^"]*">([^<]+)</p>', html).group(1)
+    context = re.search(r'<p class="muted">([^<]+)</p>', html).group(1)
+    assert html_text.unescape(verdict) in text and html_text.unescape(context) in text
+    assert "Held equal" in html and "Held equal" not in text
+    for family in sorted((site / "comparisons").glob("*/index.html")):
+        if "<strong>Caveats:</strong>" in family.read_text(encoding="utf-8"):
+            assert "Caveats" not in indexed[f"/comparisons/{family.parent.name}/"]
+            break
+    else:
+        pytest.fail("no comparison with caveats in the day-one data")
+    assert "The runs" in html and "The runs" not in text
+    assert "Centre" in html and "Centre" not in text  # the figures' table
+    curves = indexed["/comparisons/curves/"]
+    assert "tps peaks at" in curves and "Latency avg" not in curves
+    machine = indexed["/hardware/hp-proliant-dl380-g4/"]
+    page = (site / "hardware" / "hp-proliant-dl380-g4" / "index.html").read_text(encoding="utf-8")
+    assert "Specification. System HP ProLiant DL380 G4." in machine
+    assert "Results this machine took part in" in machine
+    assert 'class="runs"' in page and "Latency avg" not in machine  # the runs' table
+    listed = re.search(r"<h2>Comparisons on this machine</h2>\s*<ul[^>]*><li><a[^>]*>([^<]+)", page)
+    assert listed and listed.group(1) not in machine.split("Comparisons on this machine")[1]
