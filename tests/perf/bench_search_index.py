@@ -1,11 +1,18 @@
-"""Benchmark: what `kb index` adds to Pagefind (the filter index rewritten in a fixed order) on
-generated pages shaped like run pages: nine filters, a tps sort key and meta.
+"""Benchmark: the search stage (`kb index`: Pagefind, its filter index rewritten in a fixed
+order, unused bundle files removed), either on a site already built or on generated pages
+shaped like run pages (nine filters, a tps sort key and meta).
 
+    .venv/bin/python tests/perf/bench_search_index.py --site DIR/site/public [--repeat 3]
     .venv/bin/python tests/perf/bench_search_index.py [--pages 10000]
 
-Prints figures; asserts nothing (no target was set: the rewrite should stay a small share of
-the Pagefind stage). Wall time depends on what else the machine runs, so CPU seconds (user +
-system, of every process started) are printed too, with the load average.
+For the 10,000-run figures, build the tree once with
+`.venv/bin/python tests/perf/bench_site.py --runs 10000 --keep DIR` and pass its public/ folder
+(read only: each repeat indexes a copy made of hard links). `--kb` runs another checkout's
+`kb` on the same pages (to compare with `main`).
+
+Prints figures; asserts nothing (the target is on the whole build: bench_site.py). Wall time
+depends on what else the machine runs, so CPU seconds (user + system, of every process
+started) are printed too, with the load average.
 """
 
 from __future__ import annotations
@@ -15,9 +22,11 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,6 +44,27 @@ FILTERS = {
     "Origin": ["measured", "transcribed"],
     "Machine": [f"machine-{n}" for n in range(40)],
 }
+
+#: Run inside this checkout's Python: where the time of one `kb index` goes.
+STEPS = """
+import resource, shutil, subprocess, sys, time
+from pathlib import Path
+from pgbench_kb.publish import search_index as s
+site = Path(sys.argv[1])
+def cpu():
+    own, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+def step(name, action):
+    c, t = cpu(), time.perf_counter()
+    result = action()
+    print(f"    {name:<22}{time.perf_counter() - t:6.2f} s wall {cpu() - c:6.2f} s CPU")
+    return result
+shutil.rmtree(site / "pagefind", ignore_errors=True)
+pages = step("pages_to_index", lambda: s.pages_to_index(site))
+step("mirror + Pagefind", lambda: s.run_pagefind(site))
+step("fixed order (rewrite)", lambda: s.stabilize(site / "pagefind"))
+step("unused files removed", lambda: s.prune(site / "pagefind"))
+"""
 
 
 def page(n: int, rng: random.Random) -> str:
@@ -63,45 +93,99 @@ def timed(command: list[str]) -> tuple[float, float]:
     return time.perf_counter() - started, children_cpu() - cpu
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pages", type=int, default=10_000)
-    args = parser.parse_args()
-    pagefind = subprocess.run(
+def load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def pagefind_executable() -> str:
+    return subprocess.run(
         [str(PYTHON), "-c", "import pagefind_bin; print(pagefind_bin.get_executable())"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.strip()
+
+
+def linked_copy(site: Path, target: Path) -> None:
+    """``site`` without its pagefind/, as hard links (nothing of ``site`` is written)."""
+    shutil.copytree(site, target, copy_function=os.link, ignore=shutil.ignore_patterns("pagefind"))
+
+
+def describe(site: Path) -> None:
+    """What Pagefind is given: marked pages by section, and their size."""
+    marked = [p for p in site.rglob("*.html") if b"data-pagefind-body" in p.read_bytes()]
+    sections = Counter(p.relative_to(site).parts[0] for p in marked)
+    size = Counter()
+    for p in marked:
+        size[p.relative_to(site).parts[0]] += p.stat().st_size
+    print(f"{len(marked)} pages indexed of {sum(1 for _ in site.rglob('*.html'))} HTML files:")
+    for name, count in sections.most_common():
+        print(f"    {name:<14}{count:6d} pages {size[name] / 1e6:7.1f} MB of HTML")
+
+
+def bundle_figures(bundle: Path) -> str:
+    files = [p for p in bundle.rglob("*") if p.is_file()]
+    top = sorted(p.name for p in bundle.iterdir() if p.is_file())
+    total = sum(p.stat().st_size for p in files)
+    return f"{len(files)} files, {total / 1e6:.1f} MB; top level: {' '.join(top)}"
+
+
+def on_site(site: Path, kb: Path, repeat: int) -> None:
+    describe(site)
+    with tempfile.TemporaryDirectory(prefix="kb-bench-index.") as tmp:
+        walls, cpus = [], []
+        for n in range(repeat):
+            copy = Path(tmp) / f"public-{n}"
+            linked_copy(site, copy)
+            before = load()
+            wall, cpu = timed([str(kb), "index", str(copy)])
+            walls.append(wall)
+            cpus.append(cpu)
+            print(f"  {kb} index: {wall:6.2f} s wall {cpu:6.2f} s CPU (load {before} → {load()})")
+            if n == repeat - 1:
+                print(f"  bundle: {bundle_figures(copy / 'pagefind')}")
+            shutil.rmtree(copy)
+        print(
+            f"  median of {repeat}: {statistics.median(walls):.2f} s wall, "
+            f"{statistics.median(cpus):.2f} s CPU"
+        )
+        copy = Path(tmp) / "steps"
+        linked_copy(site, copy)
+        print(f"  where the time goes (this checkout's code), load {load()}:")
+        subprocess.run([str(PYTHON), "-c", STEPS, str(copy)], check=True)
+
+
+def on_generated_pages(pages: int) -> None:
+    pagefind = pagefind_executable()
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="kb-bench-index.") as tmp:
         site = Path(tmp) / "site"
-        for n in range(args.pages):
+        for n in range(pages):
             folder = site / "runs" / f"r{n}"
             folder.mkdir(parents=True)
             (folder / "index.html").write_text(page(n, rng), encoding="utf-8")
-        print(f"{args.pages} pages, load average {os.getloadavg()[0]:.2f} at the start")
+        print(f"{pages} generated pages, load average {load()} at the start")
         wall, cpu = timed([pagefind, "--site", str(site), "--silent"])
         print(f"  Pagefind alone   {wall:6.2f} s wall  {cpu:6.2f} s CPU")
         shutil.rmtree(site / "pagefind")
         wall, cpu = timed([str(KB), "index", str(site)])
         print(f"  kb index         {wall:6.2f} s wall  {cpu:6.2f} s CPU  (Pagefind + rewrite)")
-        code = (
-            "import sys, time; from pathlib import Path;"
-            "from pgbench_kb.publish import search_index as s;"
-            "t, c = time.perf_counter(), time.process_time(); s.stabilize(Path(sys.argv[1]));"
-            "print(f'{time.perf_counter() - t:6.2f} s wall  {time.process_time() - c:6.2f} s CPU')"
-        )
-        shutil.rmtree(site / "pagefind")
-        subprocess.run([pagefind, "--site", str(site), "--silent"], check=True)
-        inside = subprocess.run(
-            [str(PYTHON), "-c", code, str(site / "pagefind")],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        print(f"  the rewrite alone {inside}  (inside one Python process)")
-        print(f"load average {os.getloadavg()[0]:.2f} at the end")
+        print("  where the time goes:")
+        subprocess.run([str(PYTHON), "-c", STEPS, str(site)], check=True)
+    print(f"load average {load()} at the end")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, help="a built public/ folder (read only)")
+    parser.add_argument("--kb", type=Path, default=KB, help="the kb to time (default: ours)")
+    parser.add_argument("--repeat", type=int, default=3, help="indexings of --site")
+    parser.add_argument("--pages", type=int, default=10_000, help="without --site")
+    args = parser.parse_args()
+    if args.site:
+        on_site(args.site.resolve(), args.kb, args.repeat)
+    else:
+        on_generated_pages(args.pages)
 
 
 if __name__ == "__main__":

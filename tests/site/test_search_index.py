@@ -226,10 +226,10 @@ def page_with_marker_at(tmp_path: Path, name: str, at: int | None, size: int) ->
 @pytest.mark.parametrize(
     ("at", "size"),
     [
-        (20, 3000),  # where our layouts put it: read for the first KB only
-        (search_index.FIRST_READ - 5, 10_000),  # across the end of the first read
-        (search_index.FIRST_READ + search_index.NEXT_READS - 9, 2_200_000),  # of the second
-        (2_150_000, 2_200_000),  # in the third piece, after </main> for all it knows
+        (20, 3000),  # where our layouts put it (in the first KB)
+        (search_index.READ_SIZE - 5, 100_000),  # across the end of the first piece
+        (2 * search_index.READ_SIZE - len(search_index.MARKER) - 5, 200_000),  # of the second
+        (2_150_000, 2_200_000),  # far down, after </main> for all it knows
     ],
     ids=["first-kb", "across-first-read", "across-second-read", "far-down"],
 )
@@ -243,9 +243,23 @@ def test_the_marker_is_found_wherever_it_is_in_a_page(tmp_path, at, size):
     assert search_index.pages_to_index(tmp_path) == [marked]
 
 
+def test_reading_in_pieces_finds_what_reading_whole_finds(tmp_path):
+    """With a 64-byte buffer, every offset of the marker around piece boundaries, files that
+    end exactly at a boundary, and a marker cut by the end of the file."""
+    page, buffer = tmp_path / "index.html", bytearray(64)
+    for size in (0, 17, 18, 63, 64, 65, 110, 111, 128, 129, 200):
+        for at in [None, *range(0, max(size - 17, 1))]:
+            data = bytearray(b"m" * size)
+            if at is not None:
+                data[at : at + 18] = search_index.MARKER
+            page.write_bytes(bytes(data))
+            expected = search_index.MARKER in data
+            assert search_index.is_marked(page, buffer) == expected, (size, at)
+
+
 def test_a_page_that_ends_inside_the_marker_is_not_marked(tmp_path):
     page = tmp_path / "index.html"
-    page.write_bytes(b"x" * (search_index.FIRST_READ - 3) + search_index.MARKER[:-1])
+    page.write_bytes(b"x" * (search_index.READ_SIZE - 3) + search_index.MARKER[:-1])
     assert not search_index.is_marked(page)
     page.write_bytes(b"")
     assert not search_index.is_marked(page)

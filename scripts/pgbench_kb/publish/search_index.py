@@ -45,10 +45,9 @@ META_FILTERS, META_SORTS = 3, 4
 
 #: Pagefind's marker of the part of a page to index (on ``<main>`` in our layouts).
 MARKER = b"data-pagefind-body"
-#: Our layouts put the marker in a page's first KB; the first read covers that.
-FIRST_READ = 4096
-#: Then a page is read in pieces of this size, not whole.
-NEXT_READS = 1 << 20
+#: A page is read in pieces of this size (one piece for nearly every page), and no further
+#: than the first piece holding the marker.
+READ_SIZE = 1 << 16
 #: What Pagefind writes that our search page never loads: its bundled UIs (``pagefind-ui``,
 #: ``pagefind-component-ui``, ``pagefind-modular-ui``, each ``.js`` and ``.css``) and the
 #: script that highlights words on a result page.
@@ -72,37 +71,51 @@ def pagefind_executable() -> Path:
     return pagefind_bin.get_executable()
 
 
-def html_files(site: Path) -> list[Path]:
-    """Every ``.html`` file under ``site``, sorted."""
-    return sorted(
-        Path(folder, name)
-        for folder, _, names in os.walk(site)
-        for name in names
-        if name.endswith(".html")
-    )
+def html_files(site: Path) -> list[str]:
+    """The path of every ``.html`` file under ``site`` (symbolic links not followed), sorted."""
+    found: list[str] = []
+    folders = [str(site)]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+                elif entry.name.endswith(".html") and entry.is_file():
+                    found.append(entry.path)
+    return sorted(found)
 
 
-def is_marked(page: Path) -> bool:
-    """Whether ``page`` holds Pagefind's marker anywhere. It is read from the start and no
-    further than the marker: a page our layouts mark is read for its first KB only; a page
-    without the marker is read whole (in pieces), since the marker could be anywhere."""
-    with page.open("rb", buffering=0) as file:
-        piece = file.read(FIRST_READ)
-        while piece:
-            if MARKER in piece:
+def is_marked(page: Path | str, buffer: bytearray | None = None) -> bool:
+    """Whether ``page`` holds Pagefind's marker anywhere. It is read in pieces of
+    ``len(buffer)`` bytes (``READ_SIZE`` unless a buffer is given to reuse), each holding the
+    last bytes of the one before in case the marker spans two, and no further than the first
+    piece holding the marker; a page without it is read whole, since it could be anywhere."""
+    buffer = bytearray(READ_SIZE) if buffer is None else buffer
+    view, overlap = memoryview(buffer), len(MARKER) - 1
+    descriptor = os.open(page, os.O_RDONLY)
+    try:
+        kept = 0
+        while True:
+            filled = kept
+            while filled < len(buffer) and (read := os.readv(descriptor, [view[filled:]])):
+                filled += read
+            if buffer.find(MARKER, 0, filled) >= 0:
                 return True
-            more = file.read(NEXT_READS)
-            # The last bytes of a piece again, in case the marker spans two reads.
-            piece = piece[1 - len(MARKER) :] + more if more else b""
-    return False
+            if filled < len(buffer):
+                return False
+            buffer[:overlap] = buffer[-overlap:]
+            kept = overlap
+    finally:
+        view.release()
+        os.close(descriptor)
 
 
 def pages_to_index(site: Path) -> list[Path]:
     """The HTML files Pagefind would index: those marked ``data-pagefind-body`` once any page
     is (Pagefind's own rule), else all of them."""
-    pages = html_files(site)
-    marked = [page for page in pages if is_marked(page)]
-    return marked or pages
+    pages, buffer = html_files(site), bytearray(READ_SIZE)
+    marked = [page for page in pages if is_marked(page, buffer)]
+    return [Path(page) for page in marked or pages]
 
 
 def run_pagefind(site: Path) -> None:
