@@ -11,8 +11,8 @@ import pytest
 from planted import planted_runs
 
 from kbtest import REPO
-from pgbench_kb.analyze.fastyaml import fast_load
 from pgbench_kb.errors import KbError
+from pgbench_kb.runs.fastyaml import fast_load
 from pgbench_kb.runs.runfile import dump_run, load_yaml_text
 from pgbench_kb.runs.synth import synth_run
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.analyze.factors import kind_of, skipped
-from pgbench_kb.analyze.fastyaml import fast_load
 from pgbench_kb.analyze.stability import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import map_in_workers
+from pgbench_kb.runs.fastyaml import fast_load
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 
 PARALLEL_FROM = 400

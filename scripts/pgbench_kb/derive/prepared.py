@@ -166,7 +166,7 @@ def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
 
 
 def _read(path: Path) -> Any:
-    from pgbench_kb.analyze.fastyaml import fast_load
+    from pgbench_kb.runs.fastyaml import fast_load
 
     text = read_text_file(path)
     data = fast_load(text)
