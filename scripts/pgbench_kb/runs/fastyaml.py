@@ -5,10 +5,18 @@ under their key, text quoted whenever YAML could read it as anything else). Read
 them with a general YAML loader costs over a millisecond each; this reader handles exactly
 that canonical subset line by line and gives up (returns ``None``) on anything else, such as
 a double-quoted or literal-block string, a flow collection other than ``[]`` or ``{}``, an
-anchor, a tag, a duplicate key or a scalar YAML 1.1 could read as a date, an octal or a
-boolean. The caller then loads the file with ``runs.runfile.load_yaml_file``, which also
-reports any real error with its line. tests/analyze/test_fastyaml.py checks both readers give
-the same data on every run file in the repository and on synthetic ones.
+anchor, a tag, a duplicate key, a tab, a document marker, nesting deeper than the full
+loader allows, a scalar YAML 1.1 could read as an octal, a special float or a figure too long
+to be one, or a plain scalar continued across a blank or comment line. The caller then loads
+the file with ``runs.runfile.load_yaml_text``, which also reports any real error with its line.
+
+``fast_load_lines`` also gives the line of every key and list item, exactly the map the full
+loader builds (``Loaded.lines``), so ``kb check`` places its findings at the same lines.
+
+The rule is that whatever this reader accepts, the full loader reads to the same data (types
+included) and lines: tests/runs/test_fastyaml_exact.py checks it on every YAML file in the
+repository, on synthetic run files, on hand-written tricky files and on randomly mutated
+ones; tests/analyze/test_fastyaml.py on the analysis side.
 """
 
 from __future__ import annotations
@@ -19,9 +27,12 @@ from typing import Any
 
 import yaml
 
+from pgbench_kb.runs.runfile import MAX_DEPTH, MAX_NUMBER_CHARS, Loaded
+
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*):(?: (.*))?$")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+$")
+_PLAIN_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 # First characters with which a plain scalar could be read as something other than text.
 _RISKY_FIRST = frozenset("yYnNtTfFoO-+0123456789.<~=!&*|>%@`\"[]{},#?:'")
 _NEVER_PLAIN = frozenset('!&*|>%@`"[]{},#?:')
@@ -32,7 +43,12 @@ _NULL = "tag:yaml.org,2002:null"
 _BOOL = "tag:yaml.org,2002:bool"
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+# Characters either YAML reader refuses or treats as a line break (CR, NEL, U+2028/9), the
+# byte-order mark inside the text (libyaml refuses it), and the tab (YAML reads it as a
+# separator in places this reader does not look: ``key:<TAB>value`` is a key and its value).
+_GIVE_UP_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+#: A simple key longer than this is no key to YAML (its limit is 1024 characters).
+_MAX_KEY_CHARS = 1000
 _SEQ = 1
 _LINE = 0
 
@@ -44,20 +60,22 @@ class _GiveUp(Exception):
 @functools.lru_cache(maxsize=1 << 16)
 def _raw_line(raw: str) -> tuple[int, bool, str, tuple[tuple[int, int, str], ...]]:
     """(indent, starts a sequence item, key name, tokens) of one line; cached, since the same
-    lines recur in every run file. Blank and comment lines have no tokens."""
+    lines recur in every run file. Blank and comment lines have no tokens. A token's indent is
+    the column where its content starts, so ``-  x`` (two spaces) is seen as irregular."""
     stripped = raw.lstrip(" ")
     if not stripped or stripped[0] == "#":
         return 0, False, "", ()
     indent = len(raw) - len(stripped)
-    if "\t" in raw[: indent + 1]:
-        raise _GiveUp
+    if indent == 0 and stripped.startswith(("---", "...")):
+        raise _GiveUp  # a document marker, or text the full loader may read as one
     tokens = []
     content = stripped.rstrip(" ")
     level = indent
     while content.startswith("- ") or content == "-":
         tokens.append((level, _SEQ, ""))
-        content = content[2:].lstrip(" ")
-        level += 2
+        rest = content[1:]
+        content = rest.lstrip(" ")
+        level += 1 + len(rest) - len(content)
         if not content:
             break
     if content:
@@ -66,13 +84,15 @@ def _raw_line(raw: str) -> tuple[int, bool, str, tuple[tuple[int, int, str], ...
     return indent, seq, "" if seq else stripped.split(":", 1)[0], tuple(tokens)
 
 
-def _tokens(text: str, skip: frozenset[str]) -> list[tuple[int, int, str]]:
-    """(indent, kind, content) per line; ``- `` opens a sequence item one level deeper. Keys in
-    ``skip`` (``top`` or ``top.second``) are left out with everything under them."""
+def _tokens(text: str, skip: frozenset[str]) -> tuple[list[tuple[int, int, str]], list[int]]:
+    """(indent, kind, content) per line and the line number (1-based) of each; ``- `` opens a
+    sequence item one level deeper. Keys in ``skip`` (``top`` or ``top.second``) are left out
+    with everything under them."""
     tokens: list[tuple[int, int, str]] = []
+    numbers: list[int] = []
     top = ""
     skipping = -1
-    for raw in text.split("\n"):
+    for number, raw in enumerate(text.split("\n"), 1):
         indent, seq, name, line_tokens = _raw_line(raw)
         if not line_tokens:
             continue
@@ -87,8 +107,12 @@ def _tokens(text: str, skip: frozenset[str]) -> list[tuple[int, int, str]]:
             if dotted in skip:
                 skipping = indent
                 continue
-        tokens.extend(line_tokens)
-    return tokens
+        tokens += line_tokens
+        if len(line_tokens) == 1:
+            numbers.append(number)
+        else:
+            numbers += [number] * len(line_tokens)
+    return tokens, numbers
 
 
 def scalar(text: str) -> Any:
@@ -108,8 +132,11 @@ def scalar(text: str) -> Any:
         return []
     if text == "{}":
         return {}
-    if text[0] in _NEVER_PLAIN:
+    if text[0] in _NEVER_PLAIN or text == "-" or text.startswith("- "):
         raise _GiveUp
+    if len(text) <= MAX_NUMBER_CHARS and _PLAIN_DECIMAL.fullmatch(text):
+        # What the full loader's resolver reads as int or float without asking YAML's.
+        return float(text) if "." in text else int(text)
     # The full loader's own resolver decides what the text is; only its simplest answers are
     # taken here.
     tag = _tag(text)
@@ -119,6 +146,8 @@ def scalar(text: str) -> Any:
         return None
     if tag == _BOOL:
         return yaml.constructor.SafeConstructor.bool_values[text.lower()]
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _GiveUp  # the full loader refuses it: no figure is that long
     if tag == _INT_TAG and _INT.match(text):
         return int(text)
     if tag == _FLOAT_TAG and _FLOAT.match(text):
@@ -160,7 +189,7 @@ def _line(content: str) -> tuple[Any, Any]:
         if match is None:
             return _NOT_KEY, _frozen(scalar(content))
         key, rest = match.group(1), match.group(2)
-        if not _text_key(key):
+        if not _text_key(key) or len(key) > _MAX_KEY_CHARS or (rest and rest[0] == " "):
             return None, None
         return key, (_frozen(scalar(rest)) if rest else _NOT_KEY)
     except _GiveUp:
@@ -176,98 +205,169 @@ def _frozen(value: Any) -> Any:
 
 
 class _Reader:
-    def __init__(self, tokens: list[tuple[int, int, str]]) -> None:
+    """Reads the tokens into data. When ``lines`` is a dict, it is filled as the full loader
+    fills ``Loaded.lines``: a key's line for each key (a later key of the same dotted name
+    wins), the line where an item starts for each list item (the first one wins), and the
+    line where the document starts for ``""``. The loops keep the position in a local
+    variable and hand it over in ``self.i`` around each nested read (they run ~250 times a
+    file)."""
+
+    def __init__(
+        self, tokens: list[tuple[int, int, str]], numbers: list[int], lines: dict[str, int] | None
+    ) -> None:
         self.tokens = tokens
+        self.numbers = numbers
+        self.lines = lines
+        self.n = len(tokens)
         self.i = 0
 
-    def node(self, indent: int) -> Any:
+    def node(self, indent: int, prefix: str, depth: int) -> Any:
+        """The mapping, sequence or scalar that starts at the current token."""
         tok_indent, kind, content = self.tokens[self.i]
         if tok_indent != indent:
             raise _GiveUp
         if kind == _SEQ:
-            return self.sequence(indent)
+            return self.sequence(indent, prefix, depth)
         key, value = _line(content)
         if key is None:
             raise _GiveUp
         if key is not _NOT_KEY:
-            return self.mapping(indent)
+            return self.mapping(indent, prefix, depth)
         self.i += 1
         return self.folded(_fresh(value), indent - 1, content)
 
     def folded(self, value: Any, owner_indent: int, first: str) -> Any:
-        """Continuation lines of a plain scalar (indented deeper than its key) fold into it."""
+        """Continuation lines of a plain scalar (indented deeper than its key) fold into it:
+        each must follow the line before it directly (a blank line would be a line break, a
+        comment line would end the scalar) and be plain text."""
         parts = None
-        while self.i < len(self.tokens):
+        while self.i < self.n:
             tok_indent, kind, content = self.tokens[self.i]
             if tok_indent <= owner_indent or kind == _SEQ:
                 break
             if not isinstance(value, str) or first.startswith("'"):
+                raise _GiveUp
+            if self.numbers[self.i] != self.numbers[self.i - 1] + 1:
+                raise _GiveUp
+            if content[0] in _NEVER_PLAIN or content[0] == "-" or content.endswith(":"):
                 raise _GiveUp
             if _KEY.match(content) or " #" in content or ": " in content:
                 raise _GiveUp
             parts = parts or [value]
             parts.append(content)
             self.i += 1
-        return " ".join(parts) if parts else value
+        if not parts:
+            return value
+        joined = " ".join(parts)
+        if _tag(joined) not in (_STR, _TIMESTAMP):
+            raise _GiveUp
+        return joined
 
-    def mapping(self, indent: int) -> dict[str, Any]:
+    def mapping(self, indent: int, prefix: str, depth: int) -> dict[str, Any]:
+        if depth >= MAX_DEPTH:
+            raise _GiveUp  # its values would be deeper than the full loader allows
+        tokens, numbers, lines, n = self.tokens, self.numbers, self.lines, self.n
         result: dict[str, Any] = {}
-        while self.i < len(self.tokens):
-            tok_indent, kind, content = self.tokens[self.i]
-            if tok_indent < indent:
-                break
-            if tok_indent > indent or kind == _SEQ:
+        i = self.i
+        dotted = ""
+        while i < n:
+            tok_indent, kind, content = tokens[i]
+            if tok_indent != indent or kind == _SEQ:
+                if tok_indent < indent:
+                    break
                 raise _GiveUp
             key, value = _line(content)
             if key is None or key is _NOT_KEY or key in result:
                 raise _GiveUp
-            self.i += 1
+            if lines is not None:
+                dotted = f"{prefix}.{key}" if prefix else key
+                lines[dotted] = numbers[i]
+            i += 1
             if value is not _NOT_KEY:
-                value = _fresh(value)
-                if self.i < len(self.tokens) and self.tokens[self.i][0] > indent:
+                if value is _EMPTY_LIST:
+                    value = []
+                elif value is _EMPTY_MAP:
+                    value = {}
+                if i < n and tokens[i][0] > indent:
+                    self.i = i
                     value = self.folded(value, indent, content.partition(": ")[2])
+                    i = self.i
                 result[key] = value
                 continue
-            if self.i < len(self.tokens):
-                next_indent, next_kind, _ = self.tokens[self.i]
+            if i < n:
+                next_indent, next_kind, _ = tokens[i]
                 if next_indent > indent:
-                    result[key] = self.node(next_indent)
+                    self.i = i
+                    result[key] = self.node(next_indent, dotted, depth + 1)
+                    i = self.i
                     continue
                 if next_indent == indent and next_kind == _SEQ:
-                    result[key] = self.sequence(indent)
+                    self.i = i
+                    result[key] = self.sequence(indent, dotted, depth + 1)
+                    i = self.i
                     continue
             result[key] = None
+        self.i = i
         return result
 
-    def sequence(self, indent: int) -> list[Any]:
+    def sequence(self, indent: int, prefix: str, depth: int) -> list[Any]:
+        if depth >= MAX_DEPTH:
+            raise _GiveUp
+        tokens, numbers, lines, n = self.tokens, self.numbers, self.lines, self.n
         items: list[Any] = []
-        while self.i < len(self.tokens):
-            tok_indent, kind, _ = self.tokens[self.i]
+        i = self.i
+        dotted = ""
+        while i < n:
+            tok_indent, kind, _ = tokens[i]
             if tok_indent != indent or kind != _SEQ:
                 if tok_indent > indent:
                     raise _GiveUp
                 break
-            self.i += 1
-            if self.i >= len(self.tokens) or self.tokens[self.i][0] <= indent:
+            if lines is not None:
+                dotted = f"{prefix}.{len(items)}" if prefix else str(len(items))
+            i += 1
+            if i >= n or tokens[i][0] <= indent:
+                if lines is not None:
+                    lines.setdefault(dotted, numbers[i - 1])
                 items.append(None)
                 continue
-            items.append(self.node(indent + 2))
+            if lines is not None:
+                lines.setdefault(dotted, numbers[i])
+            self.i = i
+            items.append(self.node(indent + 2, dotted, depth + 1))
+            i = self.i
+        self.i = i
         return items
 
 
-def fast_load(text: str, skip: frozenset[str] = frozenset()) -> Any | None:
-    """The data of a canonical run file, or None when the text is outside the subset. Keys
-    named in ``skip`` (a top-level key, or ``top.second``) are left out unread."""
-    if _CONTROL.search(text):
+def _read(text: str, skip: frozenset[str], lines: dict[str, int] | None) -> Any | None:
+    if _GIVE_UP_CHARS.search(text, 1 if text.startswith("\ufeff") else 0):
         return None
     try:
-        tokens = _tokens(text.removeprefix("\ufeff"), skip)
-        if not tokens:
-            return None
-        reader = _Reader(tokens)
-        data = reader.node(tokens[0][0])
+        tokens, numbers = _tokens(text.removeprefix("\ufeff"), skip)
+        if not tokens or (tokens[0][1] == _LINE and _KEY.match(tokens[0][2]) is None):
+            return None  # nothing, or a document that is one scalar
+        if lines is not None:
+            lines[""] = numbers[0]
+        reader = _Reader(tokens, numbers, lines)
+        data = reader.node(tokens[0][0], "", 0)
         if reader.i != len(tokens):
             return None
         return data
     except (_GiveUp, IndexError, RecursionError):
         return None
+
+
+def fast_load(text: str, skip: frozenset[str] = frozenset()) -> Any | None:
+    """The data of a canonical run file, or None when the text is outside the subset. Keys
+    named in ``skip`` (a top-level key, or ``top.second``) are left out unread."""
+    return _read(text, skip, None)
+
+
+def fast_load_lines(text: str) -> Loaded | None:
+    """The data of a canonical run file and the line of each key and item (what
+    ``runfile.load_yaml_text`` gives for the same text), or None when the text is outside the
+    subset."""
+    lines: dict[str, int] = {}
+    data = _read(text, frozenset(), lines)
+    return None if data is None else Loaded(data, lines)
