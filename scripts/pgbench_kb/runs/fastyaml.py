@@ -187,13 +187,31 @@ def _line(content: str) -> tuple[Any, Any]:
     try:
         match = _KEY.match(content)
         if match is None:
-            return _NOT_KEY, _frozen(scalar(content))
+            return _NOT_KEY, _value(content)
         key, rest = match.group(1), match.group(2)
         if not _text_key(key) or len(key) > _MAX_KEY_CHARS or (rest and rest[0] == " "):
             return None, None
-        return key, (_frozen(scalar(rest)) if rest else _NOT_KEY)
+        return key, (_value(rest) if rest else _NOT_KEY)
     except _GiveUp:
         return None, None
+
+
+def _value(text: str) -> Any:
+    """The scalar of ``text`` (frozen), or an ``_Open`` for a single-quoted one that goes on
+    to the next lines."""
+    if text.startswith("'") and "'" not in text[1:].replace("''", ""):
+        return _Open(text[1:])
+    return _frozen(scalar(text))
+
+
+class _Open:
+    """The first line of a single-quoted scalar that continues on the next lines (the dumper
+    writes long quoted text that way): the text after the opening quote."""
+
+    __slots__ = ("head",)
+
+    def __init__(self, head: str) -> None:
+        self.head = head
 
 
 def _frozen(value: Any) -> Any:
@@ -234,7 +252,32 @@ class _Reader:
         if key is not _NOT_KEY:
             return self.mapping(indent, prefix, depth)
         self.i += 1
+        if value.__class__ is _Open:
+            value = self.quoted(value.head, indent - 1)
         return self.folded(_fresh(value), indent - 1, content)
+
+    def quoted(self, head: str, owner_indent: int) -> str:
+        """A single-quoted scalar over several lines: each line follows the one before it
+        directly (a blank line would be a line break, and a comment line is text here, which
+        the tokens have lost) and is indented deeper than its key; line breaks fold into
+        spaces, ``''`` is a quote, and the line whose last quote is not doubled ends it."""
+        parts = [head]
+        while True:
+            if self.i >= self.n:
+                raise _GiveUp
+            tok_indent, kind, content = self.tokens[self.i]
+            if tok_indent <= owner_indent or kind == _SEQ:
+                raise _GiveUp
+            if self.numbers[self.i] != self.numbers[self.i - 1] + 1:
+                raise _GiveUp
+            self.i += 1
+            if "'" not in content.replace("''", ""):
+                parts.append(content)
+                continue
+            if content.endswith("'") and "'" not in content[:-1].replace("''", ""):
+                parts.append(content[:-1])
+                return " ".join(parts).replace("''", "'")
+            raise _GiveUp
 
     def folded(self, value: Any, owner_indent: int, first: str) -> Any:
         """Continuation lines of a plain scalar (indented deeper than its key) fold into it:
@@ -249,7 +292,7 @@ class _Reader:
                 raise _GiveUp
             if self.numbers[self.i] != self.numbers[self.i - 1] + 1:
                 raise _GiveUp
-            if content[0] in _NEVER_PLAIN or content[0] == "-" or content.endswith(":"):
+            if content[0] in _NEVER_PLAIN or content.endswith(":"):
                 raise _GiveUp
             if _KEY.match(content) or " #" in content or ": " in content:
                 raise _GiveUp
@@ -288,6 +331,10 @@ class _Reader:
                     value = []
                 elif value is _EMPTY_MAP:
                     value = {}
+                elif value.__class__ is _Open:
+                    self.i = i
+                    value = self.quoted(value.head, indent)
+                    i = self.i
                 if i < n and tokens[i][0] > indent:
                     self.i = i
                     value = self.folded(value, indent, content.partition(": ")[2])
