@@ -44,7 +44,7 @@ _BOOL = "tag:yaml.org,2002:bool"
 _INT_TAG = "tag:yaml.org,2002:int"
 _FLOAT_TAG = "tag:yaml.org,2002:float"
 # Characters either YAML reader refuses or treats as a line break (CR, NEL, U+2028/9), the
-# byte-order mark inside the text (libyaml refuses it), and the tab (YAML reads it as a
+# byte-order mark inside the text (YAML readers disagree on it), and the tab (YAML reads it as a
 # separator in places this reader does not look: ``key:<TAB>value`` is a key and its value).
 _GIVE_UP_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 #: A simple key longer than this is no key to YAML (its limit is 1024 characters).
