@@ -51,6 +51,9 @@ _GIVE_UP_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufff
 _MAX_KEY_CHARS = 1000
 _SEQ = 1
 _LINE = 0
+#: (indent, kind, content, key, value): a line's content with ``_line``'s reading of it, or a
+#: ``- `` (kind _SEQ, the rest None).
+_Token = tuple[int, int, str, Any, Any]
 
 
 class _GiveUp(Exception):
@@ -58,10 +61,11 @@ class _GiveUp(Exception):
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _raw_line(raw: str) -> tuple[int, bool, str, tuple[tuple[int, int, str], ...]]:
+def _raw_line(raw: str) -> tuple[int, bool, str, tuple[_Token, ...]]:
     """(indent, starts a sequence item, key name, tokens) of one line; cached, since the same
     lines recur in every run file. Blank and comment lines have no tokens. A token's indent is
-    the column where its content starts, so ``-  x`` (two spaces) is seen as irregular."""
+    the column where its content starts, so ``-  x`` (two spaces) is seen as irregular; a
+    line's token carries its key and value as ``_line`` reads them."""
     stripped = raw.lstrip(" ")
     if not stripped or stripped[0] == "#":
         return 0, False, "", ()
@@ -72,24 +76,34 @@ def _raw_line(raw: str) -> tuple[int, bool, str, tuple[tuple[int, int, str], ...
     content = stripped.rstrip(" ")
     level = indent
     while content.startswith("- ") or content == "-":
-        tokens.append((level, _SEQ, ""))
+        tokens.append((level, _SEQ, "", None, None))
         rest = content[1:]
         content = rest.lstrip(" ")
         level += 1 + len(rest) - len(content)
         if not content:
             break
     if content:
-        tokens.append((level, _LINE, content))
+        tokens.append((level, _LINE, content, *_line(content)))
     seq = stripped.startswith("-")
     return indent, seq, "" if seq else stripped.split(":", 1)[0], tuple(tokens)
 
 
-def _tokens(text: str, skip: frozenset[str]) -> tuple[list[tuple[int, int, str]], list[int]]:
-    """(indent, kind, content) per line and the line number (1-based) of each; ``- `` opens a
-    sequence item one level deeper. Keys in ``skip`` (``top`` or ``top.second``) are left out
-    with everything under them."""
-    tokens: list[tuple[int, int, str]] = []
+def _tokens(text: str, skip: frozenset[str]) -> tuple[list[_Token], list[int]]:
+    """(indent, kind, content, key, value) per line and the line number (1-based) of each;
+    ``- `` opens a sequence item one level deeper. Keys in ``skip`` (``top`` or
+    ``top.second``) are left out with everything under them."""
+    tokens: list[_Token] = []
     numbers: list[int] = []
+    if not skip:
+        for number, raw in enumerate(text.split("\n"), 1):
+            line_tokens = _raw_line(raw)[3]
+            if line_tokens:
+                tokens += line_tokens
+                if len(line_tokens) == 1:
+                    numbers.append(number)
+                else:
+                    numbers += [number] * len(line_tokens)
+        return tokens, numbers
     top = ""
     skipping = -1
     for number, raw in enumerate(text.split("\n"), 1):
@@ -231,7 +245,7 @@ class _Reader:
     file)."""
 
     def __init__(
-        self, tokens: list[tuple[int, int, str]], numbers: list[int], lines: dict[str, int] | None
+        self, tokens: list[_Token], numbers: list[int], lines: dict[str, int] | None
     ) -> None:
         self.tokens = tokens
         self.numbers = numbers
@@ -241,12 +255,11 @@ class _Reader:
 
     def node(self, indent: int, prefix: str, depth: int) -> Any:
         """The mapping, sequence or scalar that starts at the current token."""
-        tok_indent, kind, content = self.tokens[self.i]
+        tok_indent, kind, content, key, value = self.tokens[self.i]
         if tok_indent != indent:
             raise _GiveUp
         if kind == _SEQ:
             return self.sequence(indent, prefix, depth)
-        key, value = _line(content)
         if key is None:
             raise _GiveUp
         if key is not _NOT_KEY:
@@ -265,7 +278,7 @@ class _Reader:
         while True:
             if self.i >= self.n:
                 raise _GiveUp
-            tok_indent, kind, content = self.tokens[self.i]
+            tok_indent, kind, content, _, _ = self.tokens[self.i]
             if tok_indent <= owner_indent or kind == _SEQ:
                 raise _GiveUp
             if self.numbers[self.i] != self.numbers[self.i - 1] + 1:
@@ -285,7 +298,7 @@ class _Reader:
         comment line would end the scalar) and be plain text."""
         parts = None
         while self.i < self.n:
-            tok_indent, kind, content = self.tokens[self.i]
+            tok_indent, kind, content, _, _ = self.tokens[self.i]
             if tok_indent <= owner_indent or kind == _SEQ:
                 break
             if not isinstance(value, str) or first.startswith("'"):
@@ -314,12 +327,11 @@ class _Reader:
         i = self.i
         dotted = ""
         while i < n:
-            tok_indent, kind, content = tokens[i]
+            tok_indent, kind, content, key, value = tokens[i]
             if tok_indent != indent or kind == _SEQ:
                 if tok_indent < indent:
                     break
                 raise _GiveUp
-            key, value = _line(content)
             if key is None or key is _NOT_KEY or key in result:
                 raise _GiveUp
             if lines is not None:
@@ -342,7 +354,7 @@ class _Reader:
                 result[key] = value
                 continue
             if i < n:
-                next_indent, next_kind, _ = tokens[i]
+                next_indent, next_kind, _, _, _ = tokens[i]
                 if next_indent > indent:
                     self.i = i
                     result[key] = self.node(next_indent, dotted, depth + 1)
@@ -365,7 +377,7 @@ class _Reader:
         i = self.i
         dotted = ""
         while i < n:
-            tok_indent, kind, _ = tokens[i]
+            tok_indent, kind, _, _, _ = tokens[i]
             if tok_indent != indent or kind != _SEQ:
                 if tok_indent > indent:
                     raise _GiveUp

@@ -3,6 +3,7 @@ with the recorded command line."""
 
 from __future__ import annotations
 
+import functools
 import shlex
 from typing import Any
 
@@ -47,12 +48,21 @@ SPELLING = {field: option for option, (field, _) in VALUE_OPTIONS.items() if len
 SPELLING |= {"connect_per_transaction": "-C", "vacuum": "-v or -n"}
 
 
+@functools.lru_cache(maxsize=4096)
+def _words(command: str) -> tuple[str, ...] | None:
+    """The words of a command line, as the shell splits them (None: unbalanced quotes); cached,
+    since repeats of one configuration share their command."""
+    try:
+        return tuple(shlex.split(command))
+    except ValueError:
+        return None
+
+
 def command_values(command: str) -> dict[str, Any] | None:
     """The ``benchmark`` fields a pgbench command line states, or None when it cannot be read
     (unbalanced quotes)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
+    words = _words(command)
+    if words is None:
         return None
     stated: dict[str, Any] = {}
     index = 1

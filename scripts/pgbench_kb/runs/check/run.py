@@ -77,15 +77,20 @@ def place(path: str, loaded: Loaded, issues: Iterable[Issue]) -> list[Finding]:
     return [Finding(path, loaded.line_of(i.field), i.field, i.message, i.severity) for i in issues]
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=512)
 def resolved(folder: str) -> str:
     return os.path.realpath(folder)
 
 
 def inside(path: Path, folder: Path) -> bool:
-    """Whether ``path`` is under ``folder`` once links are resolved (the folder's once only)."""
+    """Whether ``path`` is under ``folder`` once links are resolved (the folder's once only;
+    the file's own folder once per folder, the file itself only when it is a link)."""
     try:
-        real = os.path.realpath(path)
+        head, name = os.path.split(path)
+        if name in ("", ".", "..") or ".." in head.split(os.sep) or os.path.islink(path):
+            real = os.path.realpath(path)
+        else:
+            real = os.path.join(resolved(os.path.abspath(head)), name)
     except (OSError, ValueError):
         return False
     top = resolved(str(folder))
