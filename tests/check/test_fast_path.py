@@ -5,6 +5,7 @@ files."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -117,3 +118,36 @@ def test_duplicate_key_still_gets_its_located_error(project: Path):
         f"(first at line {first + 1}) (keep one of them)\n"
         "checked 1 run file(s) and 0 hardware note(s): 1 error(s), 0 warning(s)\n"
     )
+
+
+def test_inside_agrees_with_resolving_every_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``inside`` resolves a file's folder once per folder: through linked folders, a linked
+    file, ``..`` and relative paths it must answer as resolving the whole path would."""
+    runs = tmp_path / "root" / "data" / "runs"
+    (runs / "2025").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    for folder in (runs / "2025", outside):
+        (folder / "a.yaml").write_text("x: 1\n", encoding="utf-8")
+    (tmp_path / "linked-runs").symlink_to(runs)
+    (runs / "out.yaml").symlink_to(outside / "a.yaml")
+    (outside / "in.yaml").symlink_to(runs / "2025" / "a.yaml")
+    (runs / "away").symlink_to(outside)
+    monkeypatch.chdir(tmp_path)
+    paths = [
+        runs / "2025" / "a.yaml",
+        tmp_path / "linked-runs" / "2025" / "a.yaml",
+        runs / "out.yaml",
+        outside / "in.yaml",
+        outside / "a.yaml",
+        runs / "away" / "a.yaml",
+        runs / "away" / ".." / "2025" / "a.yaml",
+        Path("root/data/runs/2025/a.yaml"),
+        Path("elsewhere/a.yaml"),
+        Path("linked-runs/2025/../2025/a.yaml"),
+    ]
+    top = os.path.realpath(runs)
+    for path in paths:
+        expected = os.path.realpath(path).startswith(top + os.sep)
+        assert run_module.inside(path, runs) is expected, path
+        assert run_module.inside(path, tmp_path / "linked-runs") is expected, path
