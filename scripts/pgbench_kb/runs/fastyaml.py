@@ -65,7 +65,11 @@ def _raw_line(raw: str) -> tuple[int, bool, str, tuple[_Token, ...]]:
     """(indent, starts a sequence item, key name, tokens) of one line; cached, since the same
     lines recur in every run file. Blank and comment lines have no tokens. A token's indent is
     the column where its content starts, so ``-  x`` (two spaces) is seen as irregular; a
-    line's token carries its key and value as ``_line`` reads them."""
+    line's token carries its key and value as ``_line`` reads them. Checking each distinct
+    line for characters to give up on (rather than the whole text each time) is the cache's
+    other saving."""
+    if _GIVE_UP_CHARS.search(raw):
+        raise _GiveUp
     stripped = raw.lstrip(" ")
     if not stripped or stripped[0] == "#":
         return 0, False, "", ()
@@ -229,9 +233,10 @@ class _Open:
 
 
 def _frozen(value: Any) -> Any:
-    if value == [] and isinstance(value, list):
+    """A shared stand-in for an empty list or mapping (the value is cached, the data not)."""
+    if value.__class__ is list:
         return _EMPTY_LIST
-    if value == {} and isinstance(value, dict):
+    if value.__class__ is dict:
         return _EMPTY_MAP
     return value
 
@@ -400,8 +405,6 @@ class _Reader:
 
 
 def _read(text: str, skip: frozenset[str], lines: dict[str, int] | None) -> Any | None:
-    if _GIVE_UP_CHARS.search(text, 1 if text.startswith("\ufeff") else 0):
-        return None
     try:
         tokens, numbers = _tokens(text.removeprefix("\ufeff"), skip)
         if not tokens or (tokens[0][1] == _LINE and _KEY.match(tokens[0][2]) is None):
