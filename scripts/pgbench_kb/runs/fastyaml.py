@@ -197,11 +197,10 @@ def _fresh(value: Any) -> Any:
     return value
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _line(content: str) -> tuple[Any, Any]:
     """(key, value) of a ``key: value`` line (value _NOT_KEY for ``key:`` alone), or
-    (_NOT_KEY, scalar) for a scalar line; (None, None) when outside the subset. Cached: the
-    same lines recur in every run file."""
+    (_NOT_KEY, scalar) for a scalar line; (None, None) when outside the subset. Called once per
+    distinct line (``_raw_line`` is cached)."""
     try:
         match = _KEY.match(content)
         if match is None:
