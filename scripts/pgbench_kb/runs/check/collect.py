@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import pickle
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.parallel import map_in_workers
 from pgbench_kb.runs.check.across import across_runs
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
@@ -137,8 +137,8 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
             outcomes[str(path)] = hit
     workers = _jobs_for(len(work), jobs)
     if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            fresh = list(pool.map(_check_one, work, chunksize=max(1, len(work) // (workers * 8))))
+        chunk = max(1, len(work) // (workers * 8))
+        fresh = map_in_workers(_check_one, work, workers=workers, chunksize=chunk)
     else:
         fresh = [_check_one(job) for job in work]
     for (path, _root, _today), outcome in zip(work, fresh, strict=True):
