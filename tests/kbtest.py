@@ -182,3 +182,23 @@ def serve_under(folder: Path, prefix: str) -> Iterator[str]:
         (Path(parent) / prefix).symlink_to(folder.resolve(), target_is_directory=True)
         with serve(Path(parent)) as base:
             yield f"{base}{prefix}/"
+
+
+def random_synth_run(rng, index: int) -> dict:
+    """A kb synth run of a random machine, version and workload (for readers' tests)."""
+    from pgbench_kb.runs.synth import MACHINES, VERSIONS, WORKLOADS, synth_run
+
+    shape = {
+        "group": f"g{index}",
+        "machine": rng.choice(MACHINES),
+        "version": rng.choice(VERSIONS),
+        "workload": rng.choice(WORKLOADS),
+        "scale": 10,
+        "clients": 4,
+        "threads": 2,
+        "duration_s": 60,
+        "tps": 1000.0,
+        "noise": 0.02,
+        "day": "2025-03-04",
+    }
+    return synth_run(rng, index, 1, shape)[0]

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from planted import planted_runs
 
-from kbtest import REPO
+from kbtest import REPO, random_synth_run
 from pgbench_kb.errors import KbError
 from pgbench_kb.runs.fastyaml import fast_load
 from pgbench_kb.runs.runfile import dump_run, load_yaml_text
-from pgbench_kb.runs.synth import synth_run
 
 FILES = sorted(
     p
@@ -43,23 +42,8 @@ def test_same_data_as_the_full_loader_on_repository_files(path: Path):
 def test_handles_the_canonical_form_itself():
     texts = [dump_run(run) for run in planted_runs()]
     rng = random.Random(5)
-    from pgbench_kb.runs.synth import MACHINES, VERSIONS, WORKLOADS
-
     for i in range(40):
-        shape = {
-            "group": f"g{i}",
-            "machine": rng.choice(MACHINES),
-            "version": rng.choice(VERSIONS),
-            "workload": rng.choice(WORKLOADS),
-            "scale": 10,
-            "clients": 4,
-            "threads": 2,
-            "duration_s": 60,
-            "tps": 1000.0,
-            "noise": 0.02,
-            "day": "2025-03-04",
-        }
-        texts.append(dump_run(synth_run(rng, i, 1, shape)[0]))
+        texts.append(dump_run(random_synth_run(rng, i)))
     for text in texts:
         assert fast_load(text) is not None
         assert same(text)

@@ -12,11 +12,10 @@ import pytest
 from fuzzyaml import random_texts
 from trickyyaml import GIVES_UP, READS
 
-from kbtest import REPO
+from kbtest import REPO, random_synth_run
 from pgbench_kb.errors import KbError
 from pgbench_kb.runs.fastyaml import fast_load, fast_load_lines
 from pgbench_kb.runs.runfile import dump_run, load_yaml_text
-from pgbench_kb.runs.synth import MACHINES, VERSIONS, WORKLOADS, synth_run
 
 RUN_FILES = sorted((REPO / "data" / "runs").rglob("*.yaml"))
 TEST_FILES = sorted((REPO / "tests").rglob("*.yaml"))
@@ -70,20 +69,7 @@ def test_every_committed_run_file_takes_the_fast_path():
 def test_synthetic_run_files_take_the_fast_path():
     rng = random.Random(11)
     for index in range(8):
-        shape = {
-            "group": f"g{index}",
-            "machine": rng.choice(MACHINES),
-            "version": rng.choice(VERSIONS),
-            "workload": rng.choice(WORKLOADS),
-            "scale": 10,
-            "clients": 4,
-            "threads": 2,
-            "duration_s": 60,
-            "tps": 1000.0,
-            "noise": 0.02,
-            "day": "2025-03-04",
-        }
-        run = synth_run(rng, index, 1, shape)[0]
+        run = random_synth_run(rng, index)
         assert assert_exact(dump_run(run))
 
 
