@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.analyze.load import RunRecord
 from pgbench_kb.runs.runfile import dump_run
 from pgbench_kb.runs.synth import MACHINES, WORKLOADS, synth_run
 
@@ -163,3 +164,36 @@ def write_planted(root: Path, groups: tuple[Planted, ...] = GROUPS) -> Path:
     for run in planted_runs(groups):
         (folder / f"{run['id']}.yaml").write_text(dump_run(run), encoding="utf-8")
     return root
+
+
+def records(
+    name: str,
+    tps: list[float],
+    factors: dict[str, Any],
+    *,
+    latency: list[float | None] | None = None,
+    incidental: dict[str, Any] | None = None,
+) -> list[RunRecord]:
+    """Measured single runs of one group ``name`` on machine ``box``, as the loader gives them
+    (for tests of the analysis that need no run files): one per tps value."""
+    latency = latency or [None] * len(tps)
+    return [
+        RunRecord(
+            id=f"{name}-r{i}",
+            path=f"data/runs/{name}-r{i}.yaml",
+            origin="measured",
+            machine="box",
+            client_machine=None,
+            repeat_group=name,
+            statistic="single",
+            of_runs=1,
+            tps=value,
+            samples=None,
+            latency_avg_ms=ms,
+            settings_profile=None,
+            source_title=None,
+            factors=dict(factors),
+            incidental={k: v for k, v in (incidental or {}).items() if v is not None},
+        )
+        for i, (value, ms) in enumerate(zip(tps, latency, strict=True), start=1)
+    ]

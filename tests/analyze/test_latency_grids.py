@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planted import EXTENDED, write_planted
+from planted import EXTENDED, records, write_planted
 
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.groups import build_groups
@@ -93,25 +93,8 @@ def test_latency_findings_only_add_what_tps_does_not_say(knowledge):
 
 
 def _records(name: str, clients: int, pairs: list[tuple[float, float]]) -> list[RunRecord]:
-    return [
-        RunRecord(
-            id=f"{name}-r{i}",
-            path=f"data/runs/{name}-r{i}.yaml",
-            origin="measured",
-            machine="box",
-            client_machine=None,
-            repeat_group=name,
-            statistic="single",
-            of_runs=1,
-            tps=tps,
-            samples=None,
-            latency_avg_ms=latency,
-            settings_profile=None,
-            source_title=None,
-            factors={"benchmark.clients": clients},
-        )
-        for i, (tps, latency) in enumerate(pairs, start=1)
-    ]
+    tps, latency = [p[0] for p in pairs], [p[1] for p in pairs]
+    return records(name, tps, {"benchmark.clients": clients}, latency=latency)
 
 
 pairs = st.lists(

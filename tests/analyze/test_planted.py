@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planted import EXPECTED, write_planted
+from planted import EXPECTED, records, write_planted
 
 from kbtest import run_kb
 from pgbench_kb.analyze import build_knowledge, knowledge_from_runs
@@ -166,26 +166,7 @@ INCIDENTAL = {
 
 
 def record(name: str, tps: list[float], factors: dict, incidental: dict) -> list[RunRecord]:
-    return [
-        RunRecord(
-            id=f"{name}-r{i}",
-            path=f"data/runs/{name}-r{i}.yaml",
-            origin="measured",
-            machine="box",
-            client_machine=None,
-            repeat_group=name,
-            statistic="single",
-            of_runs=1,
-            tps=value,
-            samples=None,
-            latency_avg_ms=None,
-            settings_profile=None,
-            source_title=None,
-            factors=dict(factors),
-            incidental={k: v for k, v in incidental.items() if v is not None},
-        )
-        for i, value in enumerate(tps, start=1)
-    ]
+    return records(name, tps, factors, incidental=incidental)
 
 
 def test_aborted_runs_and_runs_without_tps_stay_out_of_groups():
