@@ -204,8 +204,7 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
     work = [(str(p), p.relative_to(root).as_posix()) for p in paths]
     workers = min(jobs or os.cpu_count() or 1, 4)
     if len(work) >= PARALLEL_FROM and workers > 1:
-        chunk = max(1, len(work) // (workers * 8))
-        results = map_in_workers(_load_one, work, workers=workers, chunksize=chunk)
+        results = map_in_workers(_load_one, work, workers=workers)
     else:
         results = [_load_one(item) for item in work]
     records = []

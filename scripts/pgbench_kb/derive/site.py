@@ -442,7 +442,7 @@ def place_knowledge(
         page = family
         if sizes[family] > SPLIT_FROM:
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
-        shown = comparison_shown(site, comparison, group_urls, group_words, page)
+        shown = comparison_shown(comparison, group_urls, group_words, page)
         shown["latency"] = latency_of.get(str(comparison.get("id")), [])
         families[family].append(shown)
         for side_name in ("a", "b"):
@@ -611,7 +611,6 @@ LONG_VALUE = 60
 
 
 def comparison_shown(
-    site: Site,
     comparison: dict[str, Any],
     group_urls: dict[str, str],
     group_words: dict[str, str],

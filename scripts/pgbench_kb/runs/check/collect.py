@@ -137,8 +137,7 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
             outcomes[str(path)] = hit
     workers = _jobs_for(len(work), jobs)
     if workers > 1:
-        chunk = max(1, len(work) // (workers * 8))
-        fresh = map_in_workers(_check_one, work, workers=workers, chunksize=chunk)
+        fresh = map_in_workers(_check_one, work, workers=workers)
     else:
         fresh = [_check_one(job) for job in work]
     for (path, _root, _today), outcome in zip(work, fresh, strict=True):
