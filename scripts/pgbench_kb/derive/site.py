@@ -351,12 +351,8 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         links = links | {"last_change": history["files"].get(run.path.as_posix())}
         site.defer(f"content/runs/{name}", partial(run_page, run, row, links))
     rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
-    site.page(
-        "runs/_index.md",
-        {"title": "All runs", "params": {"kind": "runs", "count": fmt.count(len(rows), "run")}},
-        "Every run in the knowledge base, newest first. The [results explorer](/results/) "
-        "shows the same runs by configuration, with repeats together.\n",
-    )
+    write_run_lists(site, rows_by_date)
+    write_group_list(site, placed["groups"])
     write_machines(site, rows_by_date, placed)
     write_lists(site, rows_by_date, placed, known, history)
     write_downloads(site, runs, rows_by_date, known)
@@ -369,6 +365,72 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         f"{fmt.count(prepared.LAST_LOAD['prepared'], 'run file')} prepared, "
         f"{prepared.LAST_LOAD['reused']:,} from the cache; {site.chart_specs:,} chart specs for "
         f"`kb charts`, {sum(run.progress is not None for run in runs):,} progress lines)"
+    )
+
+
+#: Runs on one page of the list of all runs.
+RUNS_PER_LIST_PAGE = 200
+
+
+def write_run_lists(site: Site, rows: list[dict[str, Any]]) -> None:
+    """The list of every run, newest first, ``RUNS_PER_LIST_PAGE`` to a page: ``/runs/``,
+    then ``/runs/page/2/``…. Made here, not by Hugo's paginator over the run pages, so that
+    laying out the lists never needs the run pages themselves (``kb render`` lays those out
+    apart, and only the ones that changed)."""
+    pages = [rows[i : i + RUNS_PER_LIST_PAGE] for i in range(0, len(rows), RUNS_PER_LIST_PAGE)]
+    pages = pages or [[]]
+
+    def url(number: int) -> str | None:
+        if not 1 <= number <= len(pages):
+            return None
+        return "runs/" if number == 1 else f"runs/page/{number}/"
+
+    for number, chunk in enumerate(pages, start=1):
+        params = {
+            "kind": "runs",
+            "count": fmt.count(len(rows), "run"),
+            "rows": [table_row(row) for row in chunk],
+            "pager": {
+                "number": number,
+                "total": len(pages),
+                "prev": url(number - 1),
+                "next": url(number + 1),
+            },
+        }
+        if number == 1:
+            site.page(
+                "runs/_index.md",
+                {"title": "All runs", "params": params},
+                "Every run in the knowledge base, newest first. The [results explorer]"
+                "(/results/) shows the same runs by configuration, with repeats together.\n",
+            )
+        else:
+            site.page(
+                f"runs/page/{number}.md",
+                {
+                    "title": "All runs",
+                    "url": f"/{url(number)}",
+                    "layout": "list-page",
+                    "params": {**params, "not_searched": True, "generated": GENERATED_NOTE},
+                },
+            )
+
+
+def write_group_list(site: Site, groups: list[dict[str, Any]]) -> None:
+    """``/groups/``: every configuration by title (the results explorer shows them with
+    their figures)."""
+    listed = sorted(
+        ({"title": g["title"], "url": g["url"]} for g in groups),
+        key=lambda g: (g["title"], g["url"]),
+    )
+    site.page(
+        "groups/_index.md",
+        {
+            "title": "Configurations",
+            "description": "Every configuration — a group of repeats of one setup — by title. "
+            "The results explorer shows them with their throughput and latency.",
+            "params": {"kind": "groups", "groups": listed},
+        },
     )
 
 

