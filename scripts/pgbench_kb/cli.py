@@ -368,8 +368,9 @@ def _configure_render(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
         type=Path,
-        required=True,
-        help="the Hugo configuration (scripts/site.sh writes it from config.toml)",
+        default=None,
+        help="the Hugo configuration (default: ROOT/config.toml; scripts/site.sh gives the "
+        "one it writes, build/hugo.toml)",
     )
     p.add_argument(
         "destination", type=Path, metavar="DESTINATION", help="a new folder for the site"
@@ -384,7 +385,8 @@ def _run_render(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{args.destination} exists", hint="kb render writes a new folder; remove it first"
         )
-    done = render(args.root.resolve(), args.config, args.destination)
+    root = args.root.resolve()
+    done = render(root, args.config or root / "config.toml", args.destination)
     how = "all laid out again" if done.cold else f"{done.reused:,} from {CACHE}/"
     print(
         f"render: {args.destination} ({done.drawn + done.reused:,} run and configuration "
@@ -460,14 +462,14 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "render",
         "lay out the site with Hugo, run and configuration pages again only when changed",
-        "kb render --config build/hugo.toml build/public.new",
+        "kb derive && kb charts && kb render public.new",
         _configure_render,
         _run_render,
     ),
     Command(
         "index",
         "index a site Hugo built for search (Pagefind), byte-stable from build to build",
-        "kb derive && kb charts && hugo && kb index public",
+        "kb derive && kb charts && kb render site && kb index site",
         _configure_index,
         _run_index,
     ),

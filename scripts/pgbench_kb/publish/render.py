@@ -25,7 +25,6 @@ and removing runs — and compares every byte with one plain Hugo build.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -88,11 +87,22 @@ def _is_leaf(relative: str) -> bool:
     )
 
 
-def leaf_output(relative: str) -> str:
-    """Where Hugo writes a leaf: ``runs/Some-Id.md`` → ``runs/some-id/index.html`` (the
-    permalinks of config.toml, lower-cased as Hugo does)."""
+def leaf_folder(relative: str) -> str:
+    """The folder of a leaf's page: ``runs/Some-Id.md`` → ``runs/some-id`` (the permalinks of
+    config.toml, lower-cased as Hugo does)."""
     section, _, name = relative.partition("/")
-    return f"{section}/{name[: -len('.md')].lower()}/index.html"
+    return f"{section}/{name[: -len('.md')].lower()}"
+
+
+def leaf_output(relative: str) -> str:
+    """Where Hugo writes a leaf: ``runs/Some-Id.md`` → ``runs/some-id/index.html``."""
+    return f"{leaf_folder(relative)}/index.html"
+
+
+def cached_name(relative: str) -> str:
+    """A leaf's HTML in the cache: one flat file per page (``runs/some-id.html``), as making
+    13,000 folders costs seconds on a slow disk."""
+    return f"{leaf_folder(relative)}.html"
 
 
 def _digest_file(path: Path) -> str:
@@ -204,16 +214,24 @@ def fingerprint(config: dict[str, Any], hugo: Path) -> str:
     return digest.hexdigest()
 
 
-def read_config(path: Path) -> dict[str, Any]:
+def read_config(path: Path, root: Path) -> dict[str, Any]:
+    """The Hugo configuration, its mounts' folders made absolute (from ``root``, as Hugo
+    reads them)."""
     try:
         with path.open("rb") as stream:
-            return tomllib.load(stream)
+            config = tomllib.load(stream)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise RenderError(
             f"cannot read the Hugo configuration: {exc}",
             path=str(path),
-            hint="scripts/site.sh writes it from config.toml; build with `make site`",
+            hint="give config.toml, or the one scripts/site.sh writes (build/hugo.toml)",
         ) from exc
+    mounts = [
+        {**mount, "source": str(root / str(mount.get("source", "")))} for mount in _mounts(config)
+    ]
+    if mounts:
+        config["module"] = {**config.get("module", {}), "mounts": mounts}
+    return config
 
 
 def _write_json(path: Path, value: Any) -> None:
@@ -264,7 +282,7 @@ class LeafCache:
             relative
             for relative, digest in leaves.items()
             if self.leaves.get(relative) != digest
-            or not (self.pages / leaf_output(relative)).is_file()
+            or not (self.pages / cached_name(relative)).is_file()
         ]
         gone = [relative for relative in self.leaves if relative not in leaves]
         return changed, gone
@@ -275,11 +293,8 @@ class LeafCache:
         self.save()
 
     def drop(self, relative: str) -> None:
-        """Remove a leaf's HTML (and its folder, left empty)."""
-        page = self.pages / leaf_output(relative)
-        page.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            page.parent.rmdir()
+        """Remove a leaf's HTML."""
+        (self.pages / cached_name(relative)).unlink(missing_ok=True)
 
 
 def _hugo(hugo: Path, root: Path, config: Path, destination: Path) -> subprocess.Popen[bytes]:
@@ -303,10 +318,10 @@ def _wait(process: subprocess.Popen[bytes], what: str) -> None:
 
 
 def render(root: Path, config_file: Path, destination: Path) -> Rendered:
-    """Lay out the site of ``root`` (Hugo configuration ``config_file``, as scripts/site.sh
-    writes it) into ``destination``, which must not exist yet."""
+    """Lay out the site of ``root`` (Hugo configuration ``config_file``: config.toml, or the
+    one scripts/site.sh writes) into ``destination``, which must not exist yet."""
     hugo = hugo_binary()
-    config = read_config(config_file)
+    config = read_config(config_file, root)
     content = next(
         (Path(str(m["source"])) for m in _mounts(config) if _is_derived(m, DERIVED_CONTENT)),
         None,
@@ -332,69 +347,92 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
     subset = work / "changed"
     for folder in (fresh, subset):
         shutil.rmtree(folder, ignore_errors=True)
-    leaf_run = None
-    if changed:
-        (work / "empty").mkdir(exist_ok=True)
-        for relative in changed:
-            (subset / relative).parent.mkdir(parents=True, exist_ok=True)
-            os.link(content / relative, subset / relative)
-        leaf_file = work / "hugo-leaves.json"
-        _write_json(leaf_file, leaf_config(config, subset))
-        leaf_run = _hugo(hugo, root, leaf_file, fresh)
-    main_run = _hugo(hugo, root, main_file, destination)
+    runs: list[subprocess.Popen[bytes]] = []
     try:
-        _wait(main_run, "the site's lists and pages")
-        if leaf_run is not None:
-            _wait(leaf_run, f"{len(changed):,} run and configuration page(s)")
+        if changed:
+            (work / "empty").mkdir(exist_ok=True)
+            for section in {relative.partition("/")[0] for relative in changed}:
+                (subset / section).mkdir(parents=True)
+            for relative in changed:
+                os.link(content / relative, subset / relative)
+            leaf_file = work / "hugo-leaves.json"
+            _write_json(leaf_file, leaf_config(config, subset))
+            runs.append(_hugo(hugo, root, leaf_file, fresh))
+        runs.append(_hugo(hugo, root, main_file, destination))
+        # While Hugo works: the unchanged leaves, from the cache.
+        unchanged = set(changed)
+        _link_cached(cache, [r for r in leaves if r not in unchanged], destination)
+        _wait(runs[-1], "the site's lists and pages")
+        if changed:
+            _wait(runs[0], f"{len(changed):,} run and configuration page(s)")
     finally:
-        for process in (main_run, leaf_run):
-            if process is not None and process.poll() is None:
+        for process in runs:
+            if process.poll() is None:
                 process.kill()
                 process.wait()
-    if leaf_run is not None:
-        _keep(fresh, cache, changed, leaves)
+    if changed:
+        _keep(fresh, cache, changed, leaves, destination)
     shutil.rmtree(subset, ignore_errors=True)
-    _link_leaves(cache, list(leaves), destination)
+    shutil.rmtree(fresh, ignore_errors=True)
     return Rendered(len(changed), len(leaves) - len(changed), len(gone), cache.cold)
 
 
-def _keep(fresh: Path, cache: LeafCache, changed: list[str], leaves: dict[str, str]) -> None:
-    """Move what the leaf run wrote into the cache, once it proves to be exactly the changed
-    leaves' pages."""
-    expected = {leaf_output(relative): relative for relative in changed}
-    written = {path.relative_to(fresh).as_posix() for path in fresh.rglob("*") if path.is_file()}
-    if written != set(expected):
-        odd = sorted(written ^ set(expected))
+def _keep(
+    fresh: Path, cache: LeafCache, changed: list[str], leaves: dict[str, str], destination: Path
+) -> None:
+    """Once what the leaf run wrote proves to be exactly the changed leaves' pages: each
+    page into the cache (a hard link) and its folder into ``destination`` (moved whole)."""
+    expected = {leaf_output(relative) for relative in changed}
+    written = _files_under(fresh)
+    if written != expected:
+        odd = sorted(written ^ expected)
         raise RenderError(
             f"Hugo laid out {odd[0]!r}, which kb render did not expect ({len(odd):,} such file(s))",
             path=str(fresh),
             hint="a run or configuration page must keep its address (no url or slug of its "
             "own) and lay out nothing else; see scripts/pgbench_kb/publish/render.py",
         )
-    for output, relative in sorted(expected.items()):
-        target = cache.pages / output
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(fresh / output, target)
-        cache.leaves[relative] = leaves[relative]
-    cache.save()
-    shutil.rmtree(fresh, ignore_errors=True)
-
-
-def _link_leaves(cache: LeafCache, leaves: list[str], destination: Path) -> None:
-    """Every leaf's HTML into ``destination`` as a hard link to the cache's copy."""
-    made: set[str] = set()
-    for relative in leaves:
-        output = leaf_output(relative)
-        target = destination / output
-        folder = os.path.dirname(output)
-        if folder not in made:
-            os.makedirs(destination / folder, exist_ok=True)
-            made.add(folder)
+    sections = set()
+    for relative in sorted(changed):
+        folder = leaf_folder(relative)
+        section = folder.partition("/")[0]
+        if section not in sections:
+            (cache.pages / section).mkdir(parents=True, exist_ok=True)
+            (destination / section).mkdir(parents=True, exist_ok=True)
+            sections.add(section)
+        cached = cache.pages / cached_name(relative)
+        cached.unlink(missing_ok=True)
+        os.link(fresh / folder / "index.html", cached)
         try:
-            os.link(cache.pages / output, target)
-        except FileExistsError as exc:
+            os.rename(fresh / folder, destination / folder)
+        except OSError as exc:
             raise RenderError(
                 "a page of the site has the address of a run or configuration page",
-                path=str(target),
+                path=str(destination / folder),
                 hint="remove the hand-written page with that address",
             ) from exc
+        cache.leaves[relative] = leaves[relative]
+    cache.save()
+
+
+def _files_under(folder: Path) -> set[str]:
+    """Every file under ``folder``, by its path there."""
+    found = set()
+    for parent, _dirs, names in os.walk(folder):
+        prefix = os.path.relpath(parent, folder).replace(os.sep, "/")
+        found.update(name if prefix == "." else f"{prefix}/{name}" for name in names)
+    return found
+
+
+def _link_cached(cache: LeafCache, leaves: list[str], destination: Path) -> None:
+    """Each of ``leaves`` into ``destination``: its folder, and its page as a hard link to
+    the cache's copy."""
+    made: set[str] = set()
+    for relative in leaves:
+        folder = leaf_folder(relative)
+        section = folder.partition("/")[0]
+        if section not in made:
+            os.makedirs(destination / section, exist_ok=True)
+            made.add(section)
+        os.mkdir(destination / folder)
+        os.link(cache.pages / cached_name(relative), destination / folder / "index.html")
