@@ -417,19 +417,28 @@ def write_run_lists(site: Site, rows: list[dict[str, Any]]) -> None:
 
 
 def write_group_list(site: Site, groups: list[dict[str, Any]]) -> None:
-    """``/groups/``: every configuration by title (the results explorer shows them with
-    their figures)."""
-    listed = sorted(
-        ({"title": g["title"], "url": g["url"]} for g in groups),
-        key=lambda g: (g["title"], g["url"]),
-    )
+    """``/groups/``: every configuration, by machine and title (the results explorer shows
+    them with their figures)."""
+    by_machine: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for group in groups:
+        by_machine[str(group["row"]["machine"])].append(
+            {"title": str(group["title"]), "url": str(group["url"])}
+        )
+    machines = [
+        {
+            "machine": machine,
+            "count": fmt.count(len(listed), "configuration"),
+            "groups": sorted(listed, key=lambda g: (g["title"], g["url"])),
+        }
+        for machine, listed in sorted(by_machine.items())
+    ]
     site.page(
         "groups/_index.md",
         {
             "title": "Configurations",
-            "description": "Every configuration — a group of repeats of one setup — by title. "
-            "The results explorer shows them with their throughput and latency.",
-            "params": {"kind": "groups", "groups": listed},
+            "description": "Every configuration — a group of repeats of one setup — by machine "
+            "and title. The results explorer shows them with their throughput and latency.",
+            "params": {"kind": "groups", "machines": machines},
         },
     )
 
