@@ -364,12 +364,12 @@ def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
     site = site_module.Site(tmp_path, out)
     monkeypatch.setattr(site_module, "SPLIT_FROM", 2)
     assert site_module.write_curves(site, known, {}) == 3
-    index = json.loads(site.files["content/comparisons/curves.md"].split("\n")[0])
+    index = json.loads(site.text("content/comparisons/curves.md").split("\n")[0])
     assert [(p["title"], p["url"], p["n"]) for p in index["params"]["pages"]] == [
         ("box-a", "comparisons/curves--box-a/", 2),
         ("box-b", "comparisons/curves--box-b/", 1),
     ]
-    page = json.loads(site.files["content/comparisons/curves--box-a.md"].split("\n")[0])
+    page = json.loads(site.text("content/comparisons/curves--box-a.md").split("\n")[0])
     assert page["title"] == "Throughput curves on box-a"
     assert [c["id"] for c in page["params"]["curves"]] == [
         "box-a-clients-00000001",

@@ -38,7 +38,7 @@ from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes,
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
-from pgbench_kb.parallel import map_in_workers
+from pgbench_kb.parallel import InWorkers
 
 #: How a figure is written on the pages (tests compare the pages against it).
 format_figure = fmt.figure
@@ -134,7 +134,8 @@ class Site:
     def __init__(self, root: Path, out: Path) -> None:
         self.root = root
         self.out = out
-        self.files: dict[str, str] = {}
+        #: Files by path: their text, or what makes it.
+        self.files: dict[str, str | Callable[[], str]] = {}
         self.deferred: list[tuple[str, Callable[[], str]]] = []
         self.chart_specs = 0
         self.manifest_file = out / ".kb-derive-manifest.json"
@@ -146,7 +147,9 @@ class Site:
         self.folders: set[str] = set()
 
     def page(self, path: str, front: dict[str, Any], body: str = "") -> None:
-        self.files[f"content/{path}"] = page_text(front, body)
+        """A content page, its text made when it is written (``write`` makes the pages of the
+        main process while the workers make the deferred ones)."""
+        self.files[f"content/{path}"] = partial(page_text, front, body)
 
     def data(self, name: str, value: Any) -> None:
         self.files[f"data/{name}.json"] = json.dumps(
@@ -171,21 +174,37 @@ class Site:
             self.chart_specs += 1
         return f"charts/{name}.svg"
 
-    def emit(self, relative: str, text: str) -> None:
-        """Write one file now."""
+    def text(self, relative: str) -> str:
+        """The text of a file this derivation holds (made now if it is a page)."""
+        text = self.files[relative]
+        return text if isinstance(text, str) else text()
+
+    def emit(self, relative: str, text: str | Callable[[], str]) -> None:
+        """Write one file now (``text``, or what makes it)."""
         if relative not in self.new:
-            self.new[relative] = self._put(relative, text.encode("utf-8"))
+            made = text if isinstance(text, str) else text()
+            self.new[relative] = self._put(relative, made.encode("utf-8"))
 
     def write(self) -> None:
         """Write every file not yet written — the deferred ones in worker processes when there
-        are many — skipping those whose bytes are already there (as the manifest of the last
-        derivation and the file's size and mtime say), and remove every file of the folder
-        that this derivation did not write (a run file removed leaves no page behind).
+        are many, while this process writes the others — skipping those whose bytes are
+        already there (as the manifest of the last derivation and the file's size and mtime
+        say), and remove every file of the folder that this derivation did not write (a run
+        file removed leaves no page behind).
         """
-        for relative, entry in self._write_deferred():
+        jobs = [(relative, make) for relative, make in self.deferred if relative not in self.new]
+        self.deferred = []
+        deferred = {relative for relative, _make in jobs}
+        try:
+            with self._deferred_in_workers(jobs) as pending:
+                for relative, text in sorted(self.files.items()):
+                    if relative not in deferred:
+                        self.emit(relative, text)
+                done = pending.results()
+        finally:
+            _DEFERRED.clear()
+        for relative, entry in done:
             self.new[relative] = entry
-        for relative, text in sorted(self.files.items()):
-            self.emit(relative, text)
         keep = {MARKER, self.manifest_file.name, *self.new}
         top = str(self.out)
         for folder, _dirs, names in os.walk(top, topdown=False):
@@ -198,27 +217,18 @@ class Site:
                 os.rmdir(folder)
         self.manifest_file.write_text(json.dumps(self.new, sort_keys=True), encoding="utf-8")
 
-    def _write_deferred(self) -> list[tuple[str, list[Any]]]:
-        jobs = [(relative, make) for relative, make in self.deferred if relative not in self.new]
-        self.deferred = []
+    def _deferred_in_workers(self, jobs: list[tuple[str, Callable[[], str]]]) -> Any:
+        """The deferred files made and written — by forked workers, started now, when there
+        are many (``results`` waits for them); else here, at once."""
         workers = min(os.cpu_count() or 1, 4)
         if len(jobs) < PARALLEL_WRITES_FROM or workers < 2:
-            return _make_and_put(self, jobs)
+            return _Done(_make_and_put(self, jobs))
         # Forked, so each worker has the whole derivation without copying it: nothing is
         # pickled but the slice bounds there and the manifest entries back.
         _DEFERRED[:] = [self, jobs]
         step = max(1, len(jobs) // (workers * 4))
         bounds = [(start, min(start + step, len(jobs))) for start in range(0, len(jobs), step)]
-        try:
-            parts = map_in_workers(_write_deferred_slice, bounds, workers=workers)
-        finally:
-            _DEFERRED.clear()
-        done = []
-        for part in parts:
-            if isinstance(part, str):
-                raise DeriveError(part)
-            done.extend(part)
-        return done
+        return _CheckedWorkers(_write_deferred_slice, bounds, workers=workers)
 
     def _put(self, relative: str, data: bytes) -> list[Any]:
         """Write ``data`` at ``relative`` unless the last derivation's manifest shows the same
@@ -250,6 +260,35 @@ class Site:
         finally:
             os.close(handle)
         return [digest, stat.st_size, stat.st_mtime_ns]
+
+
+class _Done:
+    """Deferred files already written here: ``results`` as ``InWorkers`` gives them."""
+
+    def __init__(self, done: list[tuple[str, list[Any]]]) -> None:
+        self.done = done
+
+    def results(self) -> list[tuple[str, list[Any]]]:
+        return self.done
+
+    def __enter__(self) -> _Done:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        return None
+
+
+class _CheckedWorkers(InWorkers):
+    """``InWorkers`` over slices of the deferred files: a slice's one-line error (a string)
+    becomes a ``DeriveError``; the entries come back as one list."""
+
+    def results(self) -> list[tuple[str, list[Any]]]:  # type: ignore[override]
+        done = []
+        for part in super().results():
+            if isinstance(part, str):
+                raise DeriveError(part)
+            done.extend(part)
+        return done
 
 
 def _make_and_put(
