@@ -183,6 +183,19 @@ def test_a_damaged_cache_is_set_aside_not_trusted(tree, tmp_path):
     assert _laid_out(_same_as_plain_hugo(tree, tmp_path)) == 1
 
 
+def test_pages_left_in_the_cache_by_a_build_cut_off_are_replaced(tree, tmp_path):
+    """The state is saved without the pages about to change before they change: a build cut
+    off there leaves their old HTML in the cache, which the next build replaces."""
+    _derive(tree)
+    _render(tree, tmp_path / "rendered")
+    state_file = tree / "build" / "cache" / "render" / "state.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    state["leaves"] = {}
+    state_file.write_text(json.dumps(state), encoding="utf-8")
+    stdout = _same_as_plain_hugo(tree, tmp_path)
+    assert "all laid out again" not in stdout and _laid_out(stdout) > 24
+
+
 def test_the_state_names_only_pages_whose_html_is_in_the_cache(tree, tmp_path):
     _derive(tree)
     _render(tree, tmp_path / "rendered")

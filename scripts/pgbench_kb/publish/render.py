@@ -54,6 +54,19 @@ LEAF_DISABLED = ("home", "section", "taxonomy", "term", "RSS", "sitemap", "404",
 
 
 @dataclass
+class Build:
+    """One ``render``: Hugo, the tree, its configuration (mounts made absolute), kb derive's
+    content folder, the cache's folder and the new site's."""
+
+    hugo: Path
+    root: Path
+    config: dict[str, Any]
+    content: Path
+    work: Path
+    destination: Path
+
+
+@dataclass
 class Rendered:
     """What one ``render`` did: leaves laid out again, leaves taken from the cache, leaves
     of removed pages dropped from it, and whether the whole cache was set aside."""
@@ -297,11 +310,12 @@ class LeafCache:
         (self.pages / cached_name(relative)).unlink(missing_ok=True)
 
 
-def _hugo(hugo: Path, root: Path, config: Path, destination: Path) -> subprocess.Popen[bytes]:
+def _hugo(build: Build, config: Path, destination: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
-            str(hugo), "--source", str(root), "--config", str(config),
-            "--destination", str(destination), "--cacheDir", str(root / "build/cache/hugo"),
+            str(build.hugo), "--source", str(build.root), "--config", str(config),
+            "--destination", str(destination),
+            "--cacheDir", str(build.root / "build/cache/hugo"),
             "--logLevel", "warn", "--panicOnWarning", "--noBuildLock",
         ],
         stdout=subprocess.DEVNULL,
@@ -341,8 +355,56 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
     for relative in gone:
         cache.drop(relative)
 
+    build = Build(hugo, root, config, content, work, destination)
+    if changed and len(changed) == len(leaves):
+        # Every leaf to lay out (a first build, a layout changed): one Hugo run over the whole
+        # site does it sooner than two.
+        _render_whole(build)
+        _cache_whole(cache, leaves, destination)
+    else:
+        _render_split(build, cache, leaves, changed)
+    return Rendered(len(changed), len(leaves) - len(changed), len(gone), cache.cold)
+
+
+def _render_whole(build: Build) -> None:
+    whole_file = build.work / "hugo-whole.json"
+    _write_json(whole_file, build.config)
+    process = _hugo(build, whole_file, build.destination)
+    try:
+        _wait(process, "the site")
+    finally:
+        _stop(process)
+
+
+def _cache_whole(cache: LeafCache, leaves: dict[str, str], destination: Path) -> None:
+    """After one Hugo run over the whole site: each leaf's page into the cache (a hard
+    link)."""
+    for section in {relative.partition("/")[0] for relative in leaves}:
+        (cache.pages / section).mkdir(parents=True, exist_ok=True)
+    for relative, digest in leaves.items():
+        page = destination / leaf_output(relative)
+        if not page.is_file():
+            raise RenderError(
+                f"Hugo laid out no page at {leaf_output(relative)!r} for {relative}",
+                path=str(destination),
+                hint="a run or configuration page must keep its address (no url or slug of "
+                "its own); see scripts/pgbench_kb/publish/render.py",
+            )
+        cached = cache.pages / cached_name(relative)
+        cached.unlink(missing_ok=True)
+        os.link(page, cached)
+        cache.leaves[relative] = digest
+    cache.save()
+
+
+def _render_split(
+    build: Build, cache: LeafCache, leaves: dict[str, str], changed: list[str]
+) -> None:
+    """Two Hugo runs at once: the changed leaves, and everything else; meanwhile the
+    unchanged leaves are linked into the new site from the cache."""
+    work, destination = build.work, build.destination
     main_file = work / "hugo-main.json"
-    _write_json(main_file, main_config(config))
+    _write_json(main_file, main_config(build.config))
     fresh = work / "fresh"
     subset = work / "changed"
     for folder in (fresh, subset):
@@ -354,27 +416,29 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
             for section in {relative.partition("/")[0] for relative in changed}:
                 (subset / section).mkdir(parents=True)
             for relative in changed:
-                os.link(content / relative, subset / relative)
+                os.link(build.content / relative, subset / relative)
             leaf_file = work / "hugo-leaves.json"
-            _write_json(leaf_file, leaf_config(config, subset))
-            runs.append(_hugo(hugo, root, leaf_file, fresh))
-        runs.append(_hugo(hugo, root, main_file, destination))
-        # While Hugo works: the unchanged leaves, from the cache.
-        unchanged = set(changed)
-        _link_cached(cache, [r for r in leaves if r not in unchanged], destination)
+            _write_json(leaf_file, leaf_config(build.config, subset))
+            runs.append(_hugo(build, leaf_file, fresh))
+        runs.append(_hugo(build, main_file, destination))
+        to_lay_out = set(changed)
+        _link_cached(cache, [r for r in leaves if r not in to_lay_out], destination)
         _wait(runs[-1], "the site's lists and pages")
         if changed:
             _wait(runs[0], f"{len(changed):,} run and configuration page(s)")
     finally:
         for process in runs:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            _stop(process)
     if changed:
         _keep(fresh, cache, changed, leaves, destination)
     shutil.rmtree(subset, ignore_errors=True)
     shutil.rmtree(fresh, ignore_errors=True)
-    return Rendered(len(changed), len(leaves) - len(changed), len(gone), cache.cold)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 def _keep(
