@@ -220,3 +220,20 @@ def test_an_existing_destination_is_refused_in_one_line(tree, tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "exists" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_failing_layout_is_one_line_and_leaves_no_half_built_site(tree, tmp_path):
+    _derive(tree)
+    layout = tree / "layouts" / "_partials" / "run" / "figures.html"
+    layout.write_text(layout.read_text(encoding="utf-8") + "{{ if }}\n", "utf-8")
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [str(KB), "render", "--root", str(tree), "--config", str(tree / "build" / "hugo.toml"),
+         str(out)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: Hugo failed (exit status 1) laying out"), done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()

@@ -333,7 +333,8 @@ def _wait(process: subprocess.Popen[bytes], what: str) -> None:
 
 def render(root: Path, config_file: Path, destination: Path) -> Rendered:
     """Lay out the site of ``root`` (Hugo configuration ``config_file``: config.toml, or the
-    one scripts/site.sh writes) into ``destination``, which must not exist yet."""
+    one scripts/site.sh writes) into ``destination``, which must not exist yet (and does not
+    after a failure)."""
     hugo = hugo_binary()
     config = read_config(config_file, root)
     content = next(
@@ -356,13 +357,18 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
         cache.drop(relative)
 
     build = Build(hugo, root, config, content, work, destination)
-    if changed and len(changed) == len(leaves):
-        # Every leaf to lay out (a first build, a layout changed): one Hugo run over the whole
-        # site does it sooner than two.
-        _render_whole(build)
-        _cache_whole(cache, leaves, destination)
-    else:
-        _render_split(build, cache, leaves, changed)
+    try:
+        if changed and len(changed) == len(leaves):
+            # Every leaf to lay out (a first build, a layout changed): one Hugo run over the
+            # whole site does it sooner than two.
+            _render_whole(build)
+            _cache_whole(cache, leaves, destination)
+        else:
+            _render_split(build, cache, leaves, changed)
+    except BaseException:
+        # Failed or interrupted: no half-built site is left (the folder was not there).
+        shutil.rmtree(destination, ignore_errors=True)
+        raise
     return Rendered(len(changed), len(leaves) - len(changed), len(gone), cache.cold)
 
 
