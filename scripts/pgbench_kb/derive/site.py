@@ -137,6 +137,7 @@ class Site:
         #: Files by path: their text, or what makes it.
         self.files: dict[str, str | Callable[[], str]] = {}
         self.deferred: list[tuple[str, Callable[[], str]]] = []
+        self.large: set[str] = set()
         self.chart_specs = 0
         self.manifest_file = out / ".kb-derive-manifest.json"
         try:
@@ -159,9 +160,13 @@ class Site:
     def static(self, path: str, text: str) -> None:
         self.files[f"static/{path}"] = text
 
-    def defer(self, relative: str, make: Callable[[], str]) -> None:
-        """A file whose text ``make`` returns, made and written by ``write``."""
+    def defer(self, relative: str, make: Callable[[], str], *, large: bool = False) -> None:
+        """A file whose text ``make`` returns, made and written by ``write``. A ``large`` one
+        (a download of every run) is made first, by a worker of its own, so that it does not
+        end the writing late on one core."""
         self.deferred.append((relative, make))
+        if large:
+            self.large.add(relative)
 
     def chart_from_spec(self, spec: dict[str, Any]) -> str:
         """A Vega-Lite chart: its spec is written into ``specs/`` under its hash, which the
@@ -225,9 +230,12 @@ class Site:
             return _Done(_make_and_put(self, jobs))
         # Forked, so each worker has the whole derivation without copying it: nothing is
         # pickled but the slice bounds there and the manifest entries back.
+        jobs.sort(key=lambda job: job[0] not in self.large)  # stable: large ones first
         _DEFERRED[:] = [self, jobs]
-        step = max(1, len(jobs) // (workers * 4))
-        bounds = [(start, min(start + step, len(jobs))) for start in range(0, len(jobs), step)]
+        large = sum(1 for relative, _make in jobs if relative in self.large)
+        bounds = [(index, index + 1) for index in range(large)]
+        step = max(1, (len(jobs) - large) // (workers * 4))
+        bounds += [(start, min(start + step, len(jobs))) for start in range(large, len(jobs), step)]
         return _CheckedWorkers(_write_deferred_slice, bounds, workers=workers)
 
     def _put(self, relative: str, data: bytes) -> list[Any]:
@@ -1212,8 +1220,8 @@ def write_downloads(
         return json.dumps(found, ensure_ascii=False, default=str)
 
     # The two large files are made beside the run pages (Site.defer).
-    site.defer("static/downloads/runs.json", everything)
-    site.defer("static/downloads/comparisons.json", comparisons)
+    site.defer("static/downloads/runs.json", everything, large=True)
+    site.defer("static/downloads/comparisons.json", comparisons, large=True)
     site.static("downloads/runs.csv", csv_text(sorted(rows, key=lambda r: str(r["id"]))))
     site.page(
         "downloads/_index.md",
