@@ -144,6 +144,32 @@ def test_pages_written_by_forked_workers_are_those_written_alone(tmp_path, monke
     assert page.stat().st_mtime_ns == written  # unchanged bytes are not written again
 
 
+def test_runs_prepared_in_two_passes_by_workers_are_those_prepared_alone(tmp_path, monkeypatch):
+    """From PARALLEL_FROM run files to prepare on, workers read them twice: what the analysis
+    needs, then (while it runs) the pages' texts. The same bytes as preparing each whole in
+    this process; the cache it leaves gives them again; a file holding no mapping is left out
+    either way."""
+    import shutil
+
+    from pgbench_kb.derive import prepared as prepared_module
+
+    root = fixture_root(tmp_path)
+    runs = next(root.rglob("*.yaml")).parent
+    (runs / "zz-not-a-mapping.yaml").write_text("- just\n- a list\n", encoding="utf-8")
+    alone, twice, warm = tmp_path / "alone", tmp_path / "twice", tmp_path / "warm"
+    derive_site(root=root, out=alone)
+    shutil.rmtree(root / "build" / "cache")
+    monkeypatch.setattr(prepared_module, "PARALLEL_FROM", 1)
+    derive_site(root=root, out=twice)
+    assert prepared_module.LAST_LOAD == {"prepared": len(RUN_FIXTURES) + 1, "reused": 0}
+    assert_same_files(alone, twice)
+    derive_site(root=root, out=warm)
+    assert prepared_module.LAST_LOAD == {"prepared": 0, "reused": len(RUN_FIXTURES) + 1}
+    assert_same_files(alone, warm)
+    cached = prepared_module.load(root)
+    assert all("title" not in run.row for run in cached)  # titles are the build's, not the cache's
+
+
 def test_downloads_hold_every_run(derived: Path):
     everything = json.loads((derived / "static" / "downloads" / "runs.json").read_text())
     assert len(everything["runs"]) == len(RUN_FIXTURES)

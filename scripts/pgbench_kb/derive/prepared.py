@@ -25,7 +25,7 @@ from pgbench_kb.derive import charts, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
-from pgbench_kb.parallel import map_in_workers
+from pgbench_kb.parallel import InWorkers, map_in_workers
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -116,11 +116,52 @@ def subtitle(row: dict[str, Any]) -> str:
     return f"{machine_words} · recorded {row['recorded_at']} · {origin}"
 
 
-def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
-    """One run file's data (``shown`` is its path as pages show it) → what its page and the
-    lists need from it alone."""
+@dataclass
+class Light:
+    """What the analysis, the titles and the links need of a run: the first of ``load``'s two
+    passes. ``Prepared`` has the same fields (and the page's texts besides)."""
+
+    path: Path
+    row: dict[str, Any]
+    record: Any
+    features: dict[str, Any]
+    facets: dict[str, str]
+    raw_paths: tuple[str, ...]
+
+
+@dataclass
+class PageParts:
+    """The texts of a run's page and download: the second of ``load``'s two passes."""
+
+    row: dict[str, Any]
+    before_progress_z: bytes
+    progress: Progress | None
+    after_progress: str
+    download_z: bytes
+
+
+def prepare_light(run: dict[str, Any], shown: Path) -> Light:
+    """One run file's data (``shown`` is its path as pages show it) → what the analysis,
+    titles and links need of it."""
     from pgbench_kb.analyze.load import record_of
 
+    row = runpage.run_row(run, shown)
+    return Light(
+        path=shown,
+        row=row,
+        record=record_of(run, shown.as_posix()),
+        features=title_features(run),
+        facets=runpage.facets(run, row),
+        raw_paths=tuple(
+            str(item["path"])
+            for item in run.get("raw") or []
+            if isinstance(item, dict) and item.get("path")
+        ),
+    )
+
+
+def prepare_page(run: dict[str, Any], shown: Path, root: Path) -> PageParts:
+    """One run file's data → the texts of its page and of its download."""
     results = run.get("results") or {}
     row = runpage.run_row(run, shown)
     front = {
@@ -147,22 +188,36 @@ def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
         if row["origin"] == "transcribed"
         else None,
     }
-    return Prepared(
-        path=shown,
+    return PageParts(
         row=row,
-        record=record_of(run, shown.as_posix()),
-        features=title_features(run),
         before_progress_z=_pack(_items(front)),
         progress=progress_of(run),
         after_progress=_items(after),
         download_z=_pack(json.dumps(run, ensure_ascii=False, default=str)),
-        raw_paths=tuple(
-            str(item["path"])
-            for item in run.get("raw") or []
-            if isinstance(item, dict) and item.get("path")
-        ),
-        facets=after["facets"],
     )
+
+
+def joined(light: Light, parts: PageParts) -> Prepared:
+    """A run prepared whole, from its two passes (the row as prepared, before any title was
+    added to the first pass's)."""
+    return Prepared(
+        path=light.path,
+        row=parts.row,
+        record=light.record,
+        features=light.features,
+        before_progress_z=parts.before_progress_z,
+        progress=parts.progress,
+        after_progress=parts.after_progress,
+        download_z=parts.download_z,
+        raw_paths=light.raw_paths,
+        facets=light.facets,
+    )
+
+
+def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
+    """One run file's data (``shown`` is its path as pages show it) → what its page and the
+    lists need from it alone."""
+    return joined(prepare_light(run, shown), prepare_page(run, shown, root))
 
 
 def _read(path: Path) -> Any:
@@ -175,50 +230,115 @@ def _read(path: Path) -> Any:
     return data
 
 
-def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
-    """Worker: the prepared run, ``None`` for a file that holds no mapping, or the one-line
-    error (exceptions with keyword fields do not survive pickling whole)."""
+def _in_worker(step: Any, job: tuple[str, str, str]) -> Any:
+    """Worker: ``step`` of one run file, ``None`` for a file that holds no mapping, or the
+    one-line error (exceptions with keyword fields do not survive pickling whole)."""
     path, shown, root = job
     try:
         data = _read(Path(path))
         if not isinstance(data, dict):
             return None
-        return prepare(data, Path(shown), Path(root))
+        return step(data, Path(shown), Path(root))
     except KbError as exc:
         return str(exc)
+
+
+def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
+    return _in_worker(prepare, job)
+
+
+def _light_file(job: tuple[str, str, str]) -> Light | str | None:
+    return _in_worker(lambda data, shown, _root: prepare_light(data, shown), job)
+
+
+def _page_file(job: tuple[str, str, str]) -> PageParts | str | None:
+    return _in_worker(prepare_page, job)
+
+
+def _checked(result: Any) -> Any:
+    if isinstance(result, str):
+        raise RunFileError(result)
+    return result
 
 
 def shown_path(path: Path, root: Path) -> Path:
     return path.relative_to(root) if path.is_relative_to(root) else path
 
 
+class Loading:
+    """Every run file under ``runs_dir`` (default ``ROOT/data/runs``) prepared, in path order;
+    files that hold no mapping are left out (``kb check`` names them).
+
+    Many files to prepare are read in two passes by worker processes: first what the analysis
+    needs (``light``: fast), then — while this process analyses — the texts of each page
+    (``prepared`` waits for them). The second pass reads each file again: that costs less than
+    the cores it keeps busy during the analysis. Use it as a context manager: leaving the
+    block by an exception (Ctrl-C included) stops the workers."""
+
+    def __init__(self, root: Path, runs_dir: Path | None = None) -> None:
+        folder = runs_dir or root / RUNS_DIR
+        self.paths = [str(p) for p in sorted(folder.rglob("*.yaml"))]
+        self.cache = PreparedCache(root)
+        found: dict[str, Any] = {}
+        self.todo = []
+        for path in self.paths:
+            hit = self.cache.get(Path(path))
+            if hit is self.cache.MISS:
+                self.todo.append((path, str(shown_path(Path(path), root)), str(root)))
+            else:
+                found[path] = hit
+        self.found = found
+        self.pages: InWorkers | None = None
+        self.lights: dict[str, Light | None] = {}
+        fresh = len(self.todo)
+        if len(self.todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+            workers = min(os.cpu_count() or 1, 4)
+            done = map_in_workers(_light_file, self.todo, workers=workers, chunksize=64)
+            self.lights = {job[0]: _checked(r) for job, r in zip(self.todo, done, strict=True)}
+            # Forked now, so the workers do not carry the analysis's memory.
+            self.pages = InWorkers(_page_file, self.todo, workers=workers, chunksize=64)
+        else:
+            for job in self.todo:
+                found[job[0]] = _checked(_prepare_file(job))
+                self.cache.put(Path(job[0]), found[job[0]])
+            self.todo = []
+        LAST_LOAD.update(prepared=fresh, reused=len(self.paths) - fresh)
+
+    def light(self) -> list[Any]:
+        """Every run's ``Light`` (or its ``Prepared``, from the cache), in path order."""
+        return [
+            run
+            for run in (self.found.get(p) or self.lights.get(p) for p in self.paths)
+            if run is not None
+        ]
+
+    def prepared(self) -> list[Prepared]:
+        """Every run prepared whole, in path order, once the second pass is done; the cache
+        saved."""
+        if self.pages is not None:
+            parts = self.pages.results()
+            self.pages = None
+            for job, part in zip(self.todo, parts, strict=True):
+                light = self.lights[job[0]]
+                whole = None if light is None else joined(light, _checked(part))
+                self.found[job[0]] = whole
+                self.cache.put(Path(job[0]), whole)
+        self.cache.save(self.paths)
+        return [run for run in (self.found[p] for p in self.paths) if run is not None]
+
+    def __enter__(self) -> Loading:
+        return self
+
+    def __exit__(self, kind: object, _value: object, _trace: object) -> None:
+        if kind is not None and self.pages is not None:
+            self.pages.stop()
+
+
 def load(root: Path, runs_dir: Path | None = None) -> list[Prepared]:
     """Every run file under ``runs_dir`` (default ``ROOT/data/runs``) prepared, in path order;
     files that hold no mapping are left out (``kb check`` names them)."""
-    folder = runs_dir or root / RUNS_DIR
-    paths = sorted(folder.rglob("*.yaml"))
-    cache = PreparedCache(root)
-    found: dict[str, Prepared | None] = {}
-    todo = []
-    for path in paths:
-        hit = cache.get(path)
-        if hit is cache.MISS:
-            todo.append((str(path), str(shown_path(path, root)), str(root)))
-        else:
-            found[str(path)] = hit
-    if len(todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
-        workers = min(os.cpu_count() or 1, 4)
-        done = map_in_workers(_prepare_file, todo, workers=workers, chunksize=64)
-    else:
-        done = [_prepare_file(job) for job in todo]
-    for (path, _shown, _root), result in zip(todo, done, strict=True):
-        if isinstance(result, str):
-            raise RunFileError(result)
-        found[path] = result
-        cache.put(Path(path), result)
-    cache.save([str(p) for p in paths])
-    LAST_LOAD.update(prepared=len(todo), reused=len(paths) - len(todo))
-    return [p for p in (found[str(path)] for path in paths) if p is not None]
+    with Loading(root, runs_dir) as loading:
+        return loading.prepared()
 
 
 class PreparedCache:

@@ -379,20 +379,24 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     out = out or default
     started = time.perf_counter()
     notes.check_pages(root)
-    runs = prepared.load(root, runs_dir)
-    rows = [run.row for run in runs]
-    names = [page_name(row) for row in rows]
-    known = knowledge.from_records([run.record for run in runs], root)
-    history = gitlog.history(root)
-    prepare_out(out, owned=out.resolve() == default.resolve())
-    site = Site(root, out)
-    analysed = time.perf_counter()
-    apart = titles_apart(runs)
-    for row, words in zip(rows, apart, strict=True):
-        row["title"] = runpage.run_title(row, words)
-        row["apart"] = ", ".join(words)
-        row["url"] = run_url(str(row["id"]))
-    placed = place_knowledge(site, known, rows, {str(r.row["id"]): r.facets for r in runs})
+    with prepared.Loading(root, runs_dir) as loading:
+        # While workers make the run pages' texts (the second pass), the analysis.
+        light = loading.light()
+        # Copies: titles and links are added to these rows, never to what the cache keeps.
+        rows = [dict(run.row) for run in light]
+        names = [page_name(row) for row in rows]
+        known = knowledge.from_records([run.record for run in light], root)
+        history = gitlog.history(root)
+        prepare_out(out, owned=out.resolve() == default.resolve())
+        site = Site(root, out)
+        analysed = time.perf_counter()
+        apart = titles_apart(light)
+        for row, words in zip(rows, apart, strict=True):
+            row["title"] = runpage.run_title(row, words)
+            row["apart"] = ", ".join(words)
+            row["url"] = run_url(str(row["id"]))
+        placed = place_knowledge(site, known, rows, {str(r.row["id"]): r.facets for r in light})
+        runs = loading.prepared()
     for run, row, name in zip(runs, rows, names, strict=True):
         links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
         links = links | {"last_change": history["files"].get(run.path.as_posix())}
@@ -490,7 +494,7 @@ def write_group_list(site: Site, groups: list[dict[str, Any]]) -> None:
     )
 
 
-def titles_apart(runs: list[prepared.Prepared]) -> list[list[str]]:
+def titles_apart(runs: list[Any]) -> list[list[str]]:
     """For each run, what sets it apart from the other runs of its machine."""
     by_machine: dict[Any, list[int]] = defaultdict(list)
     for index, run in enumerate(runs):
