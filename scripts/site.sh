@@ -193,7 +193,7 @@ site_main() {
   site_cpu
   start="$(site_now)" cpu="$SITE_CPU_NOW"
   # Hugo, the run and configuration pages only where their files changed (kb render).
-  "$bin/kb" render --root "$root" --config "$root/build/hugo.toml" "$staging" >/dev/null
+  "$bin/kb" render --root "$root" --config "$root/build/hugo.toml" "$staging"
   site_cpu
   site_stage Hugo "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
   start="$(site_now)" cpu="$SITE_CPU_NOW"
