@@ -72,6 +72,7 @@ def _trim(text: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+@cache
 def plural(word: str) -> str:
     if word.endswith(("s", "x", "ch", "sh")):
         return word + "es"

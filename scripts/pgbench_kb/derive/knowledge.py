@@ -206,10 +206,10 @@ def spread_words(spread: dict[str, Any] | None) -> str | None:
         return None
     low, high = spread.get("min"), spread.get("max")
     parts = []
-    if isinstance(low, int | float) and isinstance(high, int | float):
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)):
         parts.append(f"{fmt.figure(float(low))} to {fmt.figure(float(high))}")
     cv = spread.get("cv_pct")
-    if isinstance(cv, int | float):
+    if isinstance(cv, (int, float)):
         parts.append(f"CV {fmt.percent(cv)}")
     return ", ".join(parts) or None
 
