@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pgbench_kb.analyze.factors import label
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
 PLACEMENT = {
@@ -98,13 +99,16 @@ def value_text(value: Any, field: str = "") -> str:
 def difference(factors: dict[str, Any], fields: Any) -> str:
     """One side of a comparison in words, covering only what differs: a storage layout as a
     whole, the OS by name and release, settings as ``name=value``, anything else by label."""
-    from pgbench_kb.analyze.factors import label
-
     parts: list[str] = []
     fields = sorted(fields)
-    if any(f.startswith("storage.") for f in fields):
+    storage_too = os_too = workload_too = False
+    for f in fields:  # one pass over the fields for what is written as a whole
+        storage_too = storage_too or f.startswith("storage.")
+        os_too = os_too or f.startswith("server.os.")
+        workload_too = workload_too or f.startswith("benchmark.workload.")
+    if storage_too:
         parts.append(storage(factors) or "storage not stated")
-    if any(f.startswith("server.os.") for f in fields):
+    if os_too:
         parts.append(
             " ".join(
                 str(factors[k])
@@ -116,10 +120,10 @@ def difference(factors: dict[str, Any], fields: Any) -> str:
     if "postgres.build.patches" in fields:
         patches = factors.get("postgres.build.patches")
         parts.append(f"patched ({value_text(patches)})" if patches else "no patches")
-    if any(f.startswith("benchmark.workload.") for f in fields):
+    if workload_too:
         parts.append(f"workload {value_text(factors.get('benchmark.workload.name'))}")
     for field in fields:
-        if field.startswith(("storage.", "server.os.", "postgres.build.", "benchmark.workload.")):
+        if field.startswith(_WHOLE):
             continue
         if field.startswith("postgres.settings."):
             parts.append(f"{label(field)}={value_text(factors.get(field), field)}")
@@ -130,11 +134,13 @@ def difference(factors: dict[str, Any], fields: Any) -> str:
     return ", ".join(parts)
 
 
+#: Fields ``difference`` writes as a whole (a storage layout, an OS...), not one by one.
+_WHOLE = ("storage.", "server.os.", "postgres.build.", "benchmark.workload.")
+
+
 def caveat_text(d: dict[str, Any]) -> str:
     """One entry of ``differs_also`` in words: ``transactions per client (-t) also differs
     (500 vs 1000)``."""
-    from pgbench_kb.analyze.factors import label
-
     if d["field"] == "provenance.uncertain":
         a = value_text(d["a"]) if d["a"] else "nothing"
         b = value_text(d["b"]) if d["b"] else "nothing"

@@ -32,8 +32,11 @@ def _value_of(c: dict[str, Any], group: str) -> Any:
     return c["a"]["value"] if c["a"]["group"] == group else c["b"]["value"]
 
 
-def _other(c: dict[str, Any], group: str) -> str:
-    return c["b"]["group"] if c["a"]["group"] == group else c["a"]["group"]
+def _ends(c: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """A comparison's two groups, each → (the other group, the compared value at this one),
+    looked up once per comparison rather than in the search's innermost loops."""
+    a, b = c["a"], c["b"]
+    return {a["group"]: (b["group"], a["value"]), b["group"]: (a["group"], b["value"])}
 
 
 @functools.cache
@@ -101,13 +104,11 @@ def _moderator(d: dict[str, Any], group: str) -> str:
     return value_text(side["value"], d["factor"])
 
 
-def _entry(
-    c1: dict[str, Any],
-    c2: dict[str, Any],
-    d1: dict[str, Any],
-    d2: dict[str, Any],
-    by_id: dict[str, Group],
-) -> dict[str, Any] | None:
+def _tested(
+    c1: dict[str, Any], c2: dict[str, Any], by_id: dict[str, Group]
+) -> tuple[list[Group], dict[str, Any], bool] | None:
+    """The square's four cells, its interaction contrast and whether the effect changes
+    sign; ``None`` when the square is not reported (no ratio, or within the noise)."""
     r1, r2 = c1["ratio"], c2["ratio"]
     if not r1 or not r2:
         return None
@@ -117,6 +118,20 @@ def _entry(
     test = contrast(cells, screen=True)
     if test["verdict"] == "within_noise" or (test["verdict"] == "spread_unknown" and not sign):
         return None
+    return cells, test, sign
+
+
+def _entry(
+    c1: dict[str, Any],
+    c2: dict[str, Any],
+    d1: dict[str, Any],
+    d2: dict[str, Any],
+    cells: list[Group],
+    test: dict[str, Any],
+    sign: bool,
+) -> dict[str, Any]:
+    """The reported interaction of a square ``_tested`` kept."""
+    r1, r2 = c1["ratio"], c2["ratio"]
     f1, f2 = c1["factor"], d1["factor"]
     at1, at2 = _value_of(d1, c1["a"]["group"]), _value_of(d1, c2["a"]["group"])
     machine = c1["machine"]
@@ -177,44 +192,52 @@ def find_interactions(
             for side in ("a", "b"):
                 index[c[side]["group"]].append(c)
                 by_factor[(c[side]["group"], c["factor"])].append(c)
-    found: dict[frozenset[str], dict[str, Any]] = {}
+    ends = {id(c): _ends(c) for cs in index.values() for c in cs}
+    found: dict[frozenset[str], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
     seen: set[tuple[frozenset[str], str]] = set()
     for c1 in comparisons:
         if c1["kind"] != "pair":
             continue
+        f1 = c1["factor"]
         a1, b1 = c1["a"]["group"], c1["b"]["group"]
+        value_a1, value_b1 = c1["a"]["value"], c1["b"]["value"]
         for d1 in index[a1]:
-            if d1["factor"] == c1["factor"]:
+            if d1["factor"] == f1:
                 continue
-            a2 = _other(d1, a1)
-            for c2 in by_factor[(a2, c1["factor"])]:
+            ends_d1 = ends[id(d1)]
+            a2, d1_at_a1 = ends_d1[a1]
+            d1_at_a2 = ends_d1[a2][1]
+            for c2 in by_factor[(a2, f1)]:
                 if c2 is c1:
                     continue
-                b2 = _other(c2, a2)
-                if _value_of(c2, a2) != _value_of(c1, a1) or _value_of(c2, b2) != _value_of(c1, b1):
+                ends_c2 = ends[id(c2)]
+                b2, c2_at_a2 = ends_c2[a2]
+                if c2_at_a2 != value_a1 or ends_c2[b2][1] != value_b1:
                     continue
                 for d2 in by_factor[(b1, d1["factor"])]:
-                    if (
-                        _other(d2, b1) == b2
-                        and _value_of(d2, b1) == _value_of(d1, a1)
-                        and _value_of(d2, b2) == _value_of(d1, a2)
-                    ):
+                    ends_d2 = ends[id(d2)]
+                    d2_other, d2_at_b1 = ends_d2[b1]
+                    if d2_other == b2 and d2_at_b1 == d1_at_a1 and ends_d2[b2][1] == d1_at_a2:
                         square = frozenset((a1, b1, a2, b2))
-                        if (square, c1["factor"]) in seen:
+                        if (square, f1) in seen:
                             continue
-                        seen.add((square, c1["factor"]))
+                        seen.add((square, f1))
                         # The moderator's A value first (its baseline); each effect is
                         # oriented like c1 (A→B of the first factor).
                         if d1["a"]["group"] == a1:
-                            entry = _entry(c1, _aligned(c2, a2), d1, d2, by_id)
+                            first, second = c1, _aligned(c2, a2)
                         else:
-                            entry = _entry(_aligned(c2, a2), c1, d1, d2, by_id)
-                        if entry is None:
+                            first, second = _aligned(c2, a2), c1
+                        tested = _tested(first, second, by_id)
+                        if tested is None:
                             continue
+                        rank = _rank(first, second, d1)
                         kept = found.get(square)
-                        if kept is None or _prefer(entry, kept):
-                            found[square] = entry
-    return sorted(found.values(), key=lambda i: (i["machine"], i["factor"], i["id"]))
+                        if kept is None or rank < kept[0]:
+                            found[square] = (rank, (first, second, d1, d2, *tested))
+    # Only each square's preferred reading is written out.
+    entries = [_entry(*reading) for _, reading in found.values()]
+    return sorted(entries, key=lambda i: (i["machine"], i["factor"], i["id"]))
 
 
 def _aligned(c: dict[str, Any], a_group: str) -> dict[str, Any]:
@@ -231,13 +254,10 @@ def _aligned(c: dict[str, Any], a_group: str) -> dict[str, Any]:
     }
 
 
-def _prefer(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    """One report per square: the reading where the first factor's effect changes sign, then
-    the one whose ratios are both taken from A with the lower centre, then by name."""
-
-    def rank(e: dict[str, Any]) -> tuple[Any, ...]:
-        ratios = [x["ratio"] for x in e["effects"]]
-        flips = (ratios[0] > 1) != (ratios[1] > 1)
-        return (not flips, e["factor"], e["with"], e["cells"][0]["group"])
-
-    return rank(new) < rank(old)
+def _rank(c1: dict[str, Any], c2: dict[str, Any], d1: dict[str, Any]) -> tuple[Any, ...]:
+    """One report per square, the reading of lowest rank (the first found among equals): the
+    one where the first factor's effect (c1, c2) changes sign, then the one whose ratios are
+    both taken from A with the lower centre, then by the factors' names (``d1``: the
+    moderator) and the first cell's group."""
+    flips = (c1["ratio"] > 1) != (c2["ratio"] > 1)
+    return (not flips, c1["factor"], d1["factor"], c1["a"]["group"])

@@ -80,6 +80,8 @@ def flatten(data: Any, prefix: str, out: dict[str, Any]) -> None:
     is flattened by index (``benchmark.workload.scripts.0.builtin``); empty ones vanish."""
     if isinstance(data, dict):
         for name, value in data.items():
+            if value is None:
+                continue  # a null leaf or subtree adds nothing: no path to write
             path = f"{prefix}.{name}" if prefix else str(name)
             if skipped(path):
                 continue

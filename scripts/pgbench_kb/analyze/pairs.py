@@ -191,10 +191,11 @@ def compare(
     factor = "+".join(["machine", *sorted(fields)] if on_machines else sorted(fields))
     ratio = b.center / a.center if a.center else None
     test = welch_log(a.values, b.values)
+    a_keys, b_keys = a.keys, b.keys
     held = {
         f: a.factors[f]
         for f in HEADLINE
-        if f in a.keys and f not in fields and a.keys[f] == b.keys.get(f)
+        if f in a_keys and f not in fields and a_keys[f] == b_keys.get(f)
     }
     differs_also = [
         {"field": f, "a": a.incidental.get(f), "b": b.incidental.get(f)}
@@ -263,8 +264,10 @@ def single_field_pairs(items: list[Item]) -> list[tuple[Group, Group, frozenset[
         for item in members:
             for path in paths:
                 buckets[(path, (item.total - item.hashes.get(path, 0)) & MASK)].append(item)
-        for (path, _), bucket in sorted(buckets.items(), key=lambda kv: kv[0]):
-            if len(bucket) < 2 or len({i.group.keys.get(path) for i in bucket}) < 2:
+        # A lone group in its bucket pairs with nothing: left out before sorting.
+        shared = sorted(((k, b) for k, b in buckets.items() if len(b) > 1), key=lambda kv: kv[0])
+        for (path, _), bucket in shared:
+            if len({i.group.keys.get(path) for i in bucket}) < 2:
                 continue  # one value of the field: repeats of one configuration, no pair
             for same in _exact(bucket, frozenset((path,))):
                 pairs.extend(_pairs_on(same, path))
@@ -289,6 +292,15 @@ def _pairs_on(members: list[Item], path: str) -> list[tuple[Group, Group, frozen
     return [(ga, gb, fields) for x, y in steps for ga in by_value[x] for gb in by_value[y]]
 
 
+def _one_configuration(bucket: list[Item]) -> bool:
+    """Whether every group of ``bucket`` has the same factors. Equal factors give equal
+    ``total`` hashes, so two different totals answer at once, without comparing the long
+    ``factor_key`` tuples."""
+    if len({i.total for i in bucket}) > 1:
+        return False
+    return len({i.group.factor_key for i in bucket}) < 2
+
+
 def family_pairs(
     items: list[Item], family: Family
 ) -> tuple[list[tuple[Group, Group, frozenset[str]]], list[list[Group]]]:
@@ -299,7 +311,7 @@ def family_pairs(
     pairs = []
     bucket_groups = []
     for bucket in buckets.values():
-        if len(bucket) < 2 or len({i.group.factor_key for i in bucket}) < 2:
+        if len(bucket) < 2 or _one_configuration(bucket):
             continue  # one configuration: nothing differs inside the family
         for same in _exact(bucket, family):
             groups = [i.group for i in same]

@@ -15,6 +15,7 @@ Every figure a reader sees is formatted here, in ``kb derive``; templates only p
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 SIGNIFICANT = 4
@@ -30,16 +31,40 @@ def _is_number(value: Any) -> bool:
 def figure(value: Any, digits: int = SIGNIFICANT) -> str | None:
     """``value`` with ``digits`` significant digits (never fewer than the integer part has),
     thousands separated; integers stay integers."""
+    kind = type(value)
+    if kind is float:
+        if not math.isfinite(value):
+            return None
+        return _float_text(value, digits)
+    if kind is int:
+        return _int_text(value)
     if not _is_number(value):
         return None
     if isinstance(value, int):
-        return f"{value:,}".replace("-", MINUS)
+        return _int_text(value)
+    return _float_text(value, digits)
+
+
+def _int_text(value: int) -> str:
+    text = f"{value:,}"
+    return text.replace("-", MINUS) if value < 0 else text
+
+
+@cache
+def _fixed(decimals: int) -> str:
+    """The format spec of ``decimals`` decimals with thousands separated (``,.2f``)."""
+    return f",.{decimals}f"
+
+
+def _float_text(value: float, digits: int) -> str:
+    """A finite float as ``figure`` writes it."""
     if value == 0:
         return "0"
-    magnitude = math.floor(math.log10(abs(value)))
-    decimals = max(0, digits - 1 - magnitude)
-    text = _trim(f"{value:,.{decimals}f}")
-    return text.replace("-", MINUS)
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    text = format(value, _fixed(decimals if decimals > 0 else 0))
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text.replace("-", MINUS) if value < 0 else text
 
 
 def _trim(text: str) -> str:
@@ -47,6 +72,7 @@ def _trim(text: str) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+@cache
 def plural(word: str) -> str:
     if word.endswith(("s", "x", "ch", "sh")):
         return word + "es"

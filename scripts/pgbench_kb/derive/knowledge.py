@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.analyze.factors import label as _analyze_label
 from pgbench_kb.derive import format as fmt
 
 #: The comparison pages, in menu order: (slug, title, what it is about, factor prefixes).
@@ -185,6 +186,8 @@ def from_records(records: list[Any], root: Path | None = None) -> dict[str, Any]
 
 
 def _value(value: Any) -> str:
+    if type(value) is str:  # the common case, written as it is
+        return value
     if isinstance(value, dict):
         return ", ".join(f"{k.split('.')[-1]}={_value(v)}" for k, v in value.items())
     if isinstance(value, bool):
@@ -203,10 +206,10 @@ def spread_words(spread: dict[str, Any] | None) -> str | None:
         return None
     low, high = spread.get("min"), spread.get("max")
     parts = []
-    if isinstance(low, int | float) and isinstance(high, int | float):
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)):
         parts.append(f"{fmt.figure(float(low))} to {fmt.figure(float(high))}")
     cv = spread.get("cv_pct")
-    if isinstance(cv, int | float):
+    if isinstance(cv, (int, float)):
         parts.append(f"CV {fmt.percent(cv)}")
     return ", ".join(parts) or None
 
@@ -223,11 +226,7 @@ def differing_values(a: Any, b: Any) -> tuple[str, str]:
 
 
 def field_label(path: str) -> str:
-    try:
-        from pgbench_kb.analyze.factors import label
-    except ImportError:
-        return path.split(".")[-1]
-    return label(path)
+    return _analyze_label(path)
 
 
 def side(item: dict[str, Any], shown_value: str, group_urls: dict[str, str]) -> dict[str, Any]:

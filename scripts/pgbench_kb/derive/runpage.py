@@ -135,6 +135,8 @@ def schema_descriptions() -> dict[str, str]:
 
 
 def _scalar(value: Any) -> str:
+    if type(value) is str:  # most facts: the one case worth a shortcut
+        return value
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float):
@@ -145,21 +147,43 @@ def _scalar(value: Any) -> str:
 def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
     """(dotted path, value) of every non-null leaf, list items numbered from 1; the parts of
     the run shown in their own sections are left out."""
-    if path in FACTS_SHOWN_ELSEWHERE:
-        return []
+    out: list[tuple[str, Any]] = []
+    if path not in FACTS_SHOWN_ELSEWHERE:
+        _add_leaves(value, path, out)
+    return out
+
+
+#: Leaf types written as they are (anything else is looked at more closely).
+_PLAIN = frozenset((str, int, float, bool))
+
+
+def _add_leaves(value: Any, path: str, out: list[tuple[str, Any]]) -> None:
+    """``_leaves`` of ``value`` (at ``path``, not one shown elsewhere) appended to ``out``;
+    null children are passed over before their path is even written, plain ones appended
+    without a call of their own."""
     if isinstance(value, dict):
-        out = []
-        for key, child in value.items():
-            out += _leaves(child, f"{path}.{key}")
-        return out
-    if isinstance(value, list):
+        children: Any = value.items()
+    elif isinstance(value, list):
+        if not value:
+            return
         if all(not isinstance(v, dict | list) for v in value):
-            return [(path, ", ".join(_scalar(v) for v in value))] if value else []
-        out = []
-        for index, child in enumerate(value, start=1):
-            out += _leaves(child, f"{path}.{index}")
-        return out
-    return [] if value is None else [(path, value)]
+            out.append((path, ", ".join(_scalar(v) for v in value)))
+            return
+        children = enumerate(value, start=1)
+    else:
+        if value is not None:
+            out.append((path, value))
+        return
+    for key, child in children:
+        if child is None:
+            continue
+        child_path = f"{path}.{key}"
+        if child_path in FACTS_SHOWN_ELSEWHERE:
+            continue
+        if type(child) in _PLAIN:
+            out.append((child_path, child))
+        else:
+            _add_leaves(child, child_path, out)
 
 
 @cache
