@@ -161,10 +161,10 @@ def test_runs_prepared_in_two_passes_by_workers_are_those_prepared_alone(tmp_pat
     shutil.rmtree(root / "build" / "cache")
     monkeypatch.setattr(prepared_module, "PARALLEL_FROM", 1)
     derive_site(root=root, out=twice)
-    assert prepared_module.LAST_LOAD == {"prepared": len(RUN_FIXTURES) + 1, "reused": 0}
+    assert {"prepared": len(RUN_FIXTURES) + 1, "reused": 0} == prepared_module.LAST_LOAD
     assert_same_files(alone, twice)
     derive_site(root=root, out=warm)
-    assert prepared_module.LAST_LOAD == {"prepared": 0, "reused": len(RUN_FIXTURES) + 1}
+    assert {"prepared": 0, "reused": len(RUN_FIXTURES) + 1} == prepared_module.LAST_LOAD
     assert_same_files(alone, warm)
     cached = prepared_module.load(root)
     assert all("title" not in run.row for run in cached)  # titles are the build's, not the cache's
