@@ -59,3 +59,55 @@ def test_ctrl_c_stops_the_workers_at_once() -> None:
         signal.signal(signal.SIGINT, before)
     assert time.monotonic() - started < 15
     assert multiprocessing.active_children() == []
+
+
+def halve_and_keep(value: int) -> tuple[int, int]:
+    return value // 2, value * 10
+
+
+def add_kept(value: int, kept: int) -> int:
+    if value == 7:
+        raise ValueError("seven")
+    return value + kept
+
+
+def test_two_steps_give_both_results_in_order_from_what_the_first_kept() -> None:
+    from pgbench_kb.parallel import TwoSteps
+
+    with TwoSteps(halve_and_keep, lambda v, k: v + k, range(20), workers=2) as work:
+        assert work.first_results() == [n // 2 for n in range(20)]
+        assert work.second_results() == [n + n * 10 for n in range(20)]
+    assert multiprocessing.active_children() == []
+
+
+def test_an_error_in_the_second_step_is_raised_here_and_no_worker_is_left() -> None:
+    from pgbench_kb.parallel import TwoSteps
+
+    with (
+        pytest.raises(ValueError, match="seven"),
+        TwoSteps(halve_and_keep, add_kept, range(10), workers=2) as work,
+    ):
+        assert work.first_results() == [n // 2 for n in range(10)]
+        work.second_results()
+    assert multiprocessing.active_children() == []
+
+
+def test_ctrl_c_between_the_steps_stops_the_workers() -> None:
+    from pgbench_kb.parallel import TwoSteps
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with (
+            pytest.raises(KeyboardInterrupt),
+            TwoSteps(halve_and_keep, lambda v, k: sleep_long(v), range(4), workers=2) as work,
+        ):
+            work.first_results()
+            work.second_results()
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, before)
+    assert time.monotonic() - started < 15
+    assert multiprocessing.active_children() == []

@@ -90,3 +90,101 @@ def map_in_workers(
     Ctrl-C, after the workers were stopped."""
     with InWorkers(function, items, workers=workers, chunksize=chunksize, start=start) as work:
         return work.results()
+
+
+class TwoSteps:
+    """Two steps over ``items`` in ``workers`` forked processes, each keeping a fixed share of
+    the items between the steps: ``first(item)`` returns ``(result, kept)``; the results of the
+    first step come back at once (``first_results``), while the workers go on with
+    ``second(item, kept)``, whose results ``second_results`` waits for. What ``first`` keeps
+    never crosses a process boundary: a step that would otherwise read every item again
+    starts from it.
+
+    The workers ignore Ctrl-C; leaving the block by an exception (Ctrl-C included) ends them.
+    An exception in a step is raised here, in either ``*_results``."""
+
+    def __init__(
+        self,
+        first: Callable[[Any], tuple[Any, Any]],
+        second: Callable[[Any, Any], Any],
+        items: Iterable[Any],
+        *,
+        workers: int,
+    ) -> None:
+        self.items = list(items)
+        self.shares = [list(range(w, len(self.items), workers)) for w in range(workers)]
+        context = multiprocessing.get_context("fork")
+        self.pipes = []
+        self.processes = []
+        try:
+            for share in self.shares:
+                here, there = context.Pipe(duplex=False)
+                process = context.Process(
+                    target=_two_steps, args=(first, second, [self.items[i] for i in share], there)
+                )
+                process.start()
+                there.close()
+                self.pipes.append(here)
+                self.processes.append(process)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _collect(self) -> list[Any]:
+        results: list[Any] = [None] * len(self.items)
+        for pipe, share in zip(self.pipes, self.shares, strict=True):
+            try:
+                status, values = pipe.recv()
+            except EOFError:
+                self.stop()
+                raise RuntimeError("a worker process stopped before it was done") from None
+            if status == "error":
+                self.stop()
+                raise values
+            for index, value in zip(share, values, strict=True):
+                results[index] = value
+        return results
+
+    def first_results(self) -> list[Any]:
+        """The first step's results, in the order of the items."""
+        return self._collect()
+
+    def second_results(self) -> list[Any]:
+        """The second step's results, in the order of the items, once every worker is done."""
+        results = self._collect()
+        for process in self.processes:
+            process.join()
+        return results
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+
+    def __enter__(self) -> TwoSteps:
+        return self
+
+    def __exit__(self, kind: object, _value: object, _trace: object) -> None:
+        if kind is not None:
+            self.stop()
+
+
+def _two_steps(
+    first: Callable[[Any], tuple[Any, Any]],
+    second: Callable[[Any, Any], Any],
+    items: list[Any],
+    pipe: Any,
+) -> None:
+    """Worker of ``TwoSteps``: each step's results sent as one message (or the exception)."""
+    _ignore_interrupts()
+    try:
+        done = [first(item) for item in items]
+        pipe.send(("ok", [result for result, _kept in done]))
+        kept = [k for _result, k in done]
+        del done
+        pipe.send(("ok", [second(item, k) for item, k in zip(items, kept, strict=True)]))
+    except Exception as exc:  # sent whole: raised again by the caller
+        pipe.send(("error", exc))
+    finally:
+        pipe.close()

@@ -25,7 +25,7 @@ from pgbench_kb.derive import charts, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
-from pgbench_kb.parallel import InWorkers, map_in_workers
+from pgbench_kb.parallel import TwoSteps
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -230,29 +230,40 @@ def _read(path: Path) -> Any:
     return data
 
 
-def _in_worker(step: Any, job: tuple[str, str, str]) -> Any:
-    """Worker: ``step`` of one run file, ``None`` for a file that holds no mapping, or the
-    one-line error (exceptions with keyword fields do not survive pickling whole)."""
+def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
+    """One run file prepared whole, ``None`` for a file that holds no mapping, or the one-line
+    error."""
     path, shown, root = job
     try:
         data = _read(Path(path))
         if not isinstance(data, dict):
             return None
-        return step(data, Path(shown), Path(root))
+        return prepare(data, Path(shown), Path(root))
     except KbError as exc:
         return str(exc)
 
 
-def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
-    return _in_worker(prepare, job)
+def _light_file(job: tuple[str, str, str]) -> tuple[Light | str | None, Any]:
+    """Worker, first pass: the run's ``Light`` (or ``None``, or its error), and its data kept
+    for the second pass."""
+    path, shown, _root = job
+    try:
+        data = _read(Path(path))
+        if not isinstance(data, dict):
+            return None, None
+        return prepare_light(data, Path(shown)), data
+    except KbError as exc:
+        return str(exc), None
 
 
-def _light_file(job: tuple[str, str, str]) -> Light | str | None:
-    return _in_worker(lambda data, shown, _root: prepare_light(data, shown), job)
-
-
-def _page_file(job: tuple[str, str, str]) -> PageParts | str | None:
-    return _in_worker(prepare_page, job)
+def _page_file(job: tuple[str, str, str], data: Any) -> PageParts | str | None:
+    """Worker, second pass: the texts of the run's page, from the data the first kept."""
+    if data is None:
+        return None
+    try:
+        return prepare_page(data, Path(job[1]), Path(job[2]))
+    except KbError as exc:
+        return str(exc)
 
 
 def _checked(result: Any) -> Any:
@@ -269,10 +280,10 @@ class Loading:
     """Every run file under ``runs_dir`` (default ``ROOT/data/runs``) prepared, in path order;
     files that hold no mapping are left out (``kb check`` names them).
 
-    Many files to prepare are read in two passes by worker processes: first what the analysis
-    needs (``light``: fast), then — while this process analyses — the texts of each page
-    (``prepared`` waits for them). The second pass reads each file again: that costs less than
-    the cores it keeps busy during the analysis. Use it as a context manager: leaving the
+    Many files to prepare are prepared in two passes by worker processes, each keeping its
+    share of the files' data in between (``parallel.TwoSteps``): first what the analysis needs
+    (``light``: fast), then — while this process analyses, on the core it leaves free — the
+    texts of each page (``prepared`` waits for them). Use it as a context manager: leaving the
     block by an exception (Ctrl-C included) stops the workers."""
 
     def __init__(self, root: Path, runs_dir: Path | None = None) -> None:
@@ -288,15 +299,18 @@ class Loading:
             else:
                 found[path] = hit
         self.found = found
-        self.pages: InWorkers | None = None
+        self.pages: TwoSteps | None = None
         self.lights: dict[str, Light | None] = {}
         fresh = len(self.todo)
         if len(self.todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
             workers = min(os.cpu_count() or 1, 4)
-            done = map_in_workers(_light_file, self.todo, workers=workers, chunksize=64)
-            self.lights = {job[0]: _checked(r) for job, r in zip(self.todo, done, strict=True)}
-            # Forked now, so the workers do not carry the analysis's memory.
-            self.pages = InWorkers(_page_file, self.todo, workers=workers, chunksize=64)
+            self.pages = TwoSteps(_light_file, _page_file, self.todo, workers=workers)
+            try:
+                done = self.pages.first_results()
+                self.lights = {job[0]: _checked(r) for job, r in zip(self.todo, done, strict=True)}
+            except BaseException:
+                self.pages.stop()
+                raise
         else:
             for job in self.todo:
                 found[job[0]] = _checked(_prepare_file(job))
@@ -316,7 +330,7 @@ class Loading:
         """Every run prepared whole, in path order, once the second pass is done; the cache
         saved."""
         if self.pages is not None:
-            parts = self.pages.results()
+            parts = self.pages.second_results()
             self.pages = None
             for job, part in zip(self.todo, parts, strict=True):
                 light = self.lights[job[0]]
