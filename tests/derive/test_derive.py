@@ -415,3 +415,30 @@ def test_a_file_in_the_place_of_an_output_folder_is_a_located_error(tmp_path):
     with pytest.raises(DeriveError, match=r"File exists|Not a directory") as caught:
         derive_site(root=root, out=out)
     assert str(runs) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_run_page_is_made_again_only_when_what_it_is_made_of_changed(tmp_path, monkeypatch):
+    """A run page's inputs (its prepared texts, title, row and links) are kept in the manifest:
+    a derivation with the same inputs does not make the page again, unless the file is no
+    longer as it was written. (That a change of inputs makes it again, warm builds equal to
+    cold ones show: tests/derive/test_derive_cache.py.)"""
+    from pgbench_kb.derive import site as site_module
+
+    root = fixture_root(tmp_path)
+    out = tmp_path / "site"
+    derive_site(root=root, out=out)
+    made: list[str] = []
+    real = site_module.run_page
+
+    def counting(run, row, links):
+        made.append(str(row["id"]))
+        return real(run, row, links)
+
+    monkeypatch.setattr(site_module, "run_page", counting)
+    derive_site(root=root, out=out)
+    assert made == []
+    page = next((out / "content" / "runs").glob("[!_]*.md"))
+    page.write_text(page.read_text(encoding="utf-8") + " ", encoding="utf-8")  # hand-edited
+    derive_site(root=root, out=out)
+    front = json.loads(page.read_text(encoding="utf-8").split("\n")[0])
+    assert made == [front["params"]["run"]["id"]]

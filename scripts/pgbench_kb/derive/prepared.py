@@ -13,6 +13,7 @@ of its raw files, or the code changed. So a build after adding one run prepares 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -64,6 +65,8 @@ class Prepared:
     raw_paths: tuple[str, ...] = ()
     #: What search filters the run by (its configuration's page carries the same).
     facets: dict[str, str] = field(default_factory=dict)
+    #: SHA-1 of the page's texts above: with the run's title and links, all a page is made of.
+    page_digest: str = ""
 
 
 def _pack(text: str) -> bytes:
@@ -138,6 +141,7 @@ class PageParts:
     progress: Progress | None
     after_progress: str
     download_z: bytes
+    page_digest: str
 
 
 def prepare_light(run: dict[str, Any], shown: Path) -> Light:
@@ -188,12 +192,21 @@ def prepare_page(run: dict[str, Any], shown: Path, root: Path) -> PageParts:
         if row["origin"] == "transcribed"
         else None,
     }
+    before_progress_z = _pack(_items(front))
+    progress = progress_of(run)
+    after_progress = _items(after)
+    digest = hashlib.sha1(before_progress_z)
+    if progress is not None:
+        for text in (progress.svg, progress.description_tail, progress.rows_json):
+            digest.update(b"\0" + text.encode("utf-8"))
+    digest.update(b"\0" + after_progress.encode("utf-8"))
     return PageParts(
         row=row,
-        before_progress_z=_pack(_items(front)),
-        progress=progress_of(run),
-        after_progress=_items(after),
+        before_progress_z=before_progress_z,
+        progress=progress,
+        after_progress=after_progress,
         download_z=_pack(json.dumps(run, ensure_ascii=False, default=str)),
+        page_digest=digest.hexdigest(),
     )
 
 
@@ -211,6 +224,7 @@ def joined(light: Light, parts: PageParts) -> Prepared:
         download_z=parts.download_z,
         raw_paths=light.raw_paths,
         facets=light.facets,
+        page_digest=parts.page_digest,
     )
 
 

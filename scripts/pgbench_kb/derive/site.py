@@ -39,7 +39,10 @@ from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
 from pgbench_kb.parallel import InWorkers
+from pgbench_kb.runs.stamps import code_fingerprint
 
+#: The package's code: a run page made by other code is made again (``page_inputs``).
+CODE = code_fingerprint()
 #: How a figure is written on the pages (tests compare the pages against it).
 format_figure = fmt.figure
 
@@ -138,6 +141,8 @@ class Site:
         self.files: dict[str, str | Callable[[], str]] = {}
         self.deferred: list[tuple[str, Callable[[], str]]] = []
         self.large: set[str] = set()
+        #: Deferred files' inputs (``defer``), kept as the fourth item of their manifest entry.
+        self.inputs: dict[str, str] = {}
         self.chart_specs = 0
         self.manifest_file = out / ".kb-derive-manifest.json"
         try:
@@ -160,13 +165,41 @@ class Site:
     def static(self, path: str, text: str) -> None:
         self.files[f"static/{path}"] = text
 
-    def defer(self, relative: str, make: Callable[[], str], *, large: bool = False) -> None:
+    def defer(
+        self,
+        relative: str,
+        make: Callable[[], str],
+        *,
+        large: bool = False,
+        inputs: str | None = None,
+    ) -> None:
         """A file whose text ``make`` returns, made and written by ``write``. A ``large`` one
         (a download of every run) is made first, by a worker of its own, so that it does not
-        end the writing late on one core."""
+        end the writing late on one core. ``inputs``: a digest of everything ``make`` makes
+        the text from; when the last derivation wrote the file from the same inputs and it is
+        still there as written, it is not made again (a run page, after another run was
+        added)."""
         self.deferred.append((relative, make))
         if large:
             self.large.add(relative)
+        if inputs is not None:
+            self.inputs[relative] = inputs
+
+    def _unchanged(self, relative: str) -> bool:
+        """The last derivation wrote ``relative`` from the inputs it has now, and the file is
+        still as written: its manifest entry is kept."""
+        before = self.old.get(relative)
+        inputs = self.inputs.get(relative)
+        if inputs is None or not isinstance(before, list) or before[3:] != [inputs]:
+            return False
+        try:
+            stat = os.stat(os.path.join(self.out, relative))
+        except OSError:
+            return False
+        if before[1:3] != [stat.st_size, stat.st_mtime_ns]:
+            return False
+        self.new[relative] = before
+        return True
 
     def chart_from_spec(self, spec: dict[str, Any]) -> str:
         """A Vega-Lite chart: its spec is written into ``specs/`` under its hash, which the
@@ -197,7 +230,11 @@ class Site:
         say), and remove every file of the folder that this derivation did not write (a run
         file removed leaves no page behind).
         """
-        jobs = [(relative, make) for relative, make in self.deferred if relative not in self.new]
+        jobs = [
+            (relative, make)
+            for relative, make in self.deferred
+            if relative not in self.new and not self._unchanged(relative)
+        ]
         self.deferred = []
         deferred = {relative for relative, _make in jobs}
         try:
@@ -209,7 +246,8 @@ class Site:
         finally:
             _DEFERRED.clear()
         for relative, entry in done:
-            self.new[relative] = entry
+            inputs = self.inputs.get(relative)
+            self.new[relative] = entry if inputs is None else [*entry[:3], inputs]
         keep = {MARKER, self.manifest_file.name, *self.new}
         top = str(self.out)
         for folder, _dirs, names in os.walk(top, topdown=False):
@@ -240,7 +278,8 @@ class Site:
 
     def _put(self, relative: str, data: bytes) -> list[Any]:
         """Write ``data`` at ``relative`` unless the last derivation's manifest shows the same
-        bytes still there; return its new manifest entry ``[digest, size, mtime_ns]``."""
+        bytes still there; return its new manifest entry ``[digest, size, mtime_ns]`` (to which
+        ``write`` adds the file's inputs, when it has them)."""
         digest = hashlib.sha1(data).hexdigest()
         target = os.path.join(self.out, relative)
         before = self.old.get(relative)
@@ -249,8 +288,8 @@ class Site:
                 stat = os.stat(target)
             except OSError:
                 stat = None
-            if stat and before == [digest, stat.st_size, stat.st_mtime_ns]:
-                return before
+            if stat and before[:3] == [digest, stat.st_size, stat.st_mtime_ns]:
+                return before[:3]
         folder = os.path.dirname(target)
         if folder not in self.folders:
             os.makedirs(folder, exist_ok=True)
@@ -342,6 +381,14 @@ def run_page(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any])
     )
 
 
+def page_inputs(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any]) -> str:
+    """A digest of everything ``run_page`` makes a run's page from: the prepared texts (their
+    digest), the row with the title, the links, and the code that puts them together."""
+    digest = hashlib.sha1(f"{CODE}\0{run.page_digest}\0".encode())
+    digest.update(json.dumps([row, links], ensure_ascii=False, default=str).encode("utf-8"))
+    return digest.hexdigest()
+
+
 def csv_text(rows: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(
@@ -400,7 +447,11 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     for run, row, name in zip(runs, rows, names, strict=True):
         links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
         links = links | {"last_change": history["files"].get(run.path.as_posix())}
-        site.defer(f"content/runs/{name}", partial(run_page, run, row, links))
+        site.defer(
+            f"content/runs/{name}",
+            partial(run_page, run, row, links),
+            inputs=page_inputs(run, row, links),
+        )
     rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
     write_run_lists(site, rows_by_date)
     write_group_list(site, placed["groups"])

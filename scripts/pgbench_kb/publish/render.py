@@ -143,7 +143,7 @@ def leaves_of(content: Path) -> dict[str, str]:
                 continue
             stat = entry.stat()
             known = manifest.get(f"content/{relative}")
-            if isinstance(known, list) and known[1:] == [stat.st_size, stat.st_mtime_ns]:
+            if isinstance(known, list) and known[1:3] == [stat.st_size, stat.st_mtime_ns]:
                 found[relative] = str(known[0])
             else:
                 found[relative] = _digest_file(Path(entry.path))
