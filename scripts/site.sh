@@ -198,7 +198,7 @@ site_main() {
   site_stage Hugo "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
   start="$(site_now)" cpu="$SITE_CPU_NOW"
   # Pagefind, then its filter index rewritten in a fixed order (two builds: identical files).
-  "$bin/kb" index "$staging" >/dev/null
+  "$bin/kb" index "$staging" --cache "$root/build/cache/search" >/dev/null
   site_cpu
   site_stage Pagefind "$start" "$(awk -v a="$cpu" -v b="$SITE_CPU_NOW" 'BEGIN { printf "%.2f", b - a }')"
   if [[ -n "$SITE_OLD_PID" ]]; then

@@ -349,13 +349,28 @@ def _run_docgen(args: argparse.Namespace) -> int:
 
 def _configure_index(p: argparse.ArgumentParser) -> None:
     p.add_argument("site", type=Path, metavar="SITE", help="the folder Hugo wrote (public/)")
+    p.add_argument(
+        "--cache",
+        type=Path,
+        metavar="DIR",
+        help="keep each slice's index here and index again only the slices whose pages "
+        "changed (scripts/site.sh: ROOT/build/cache/search); without it, every slice is indexed",
+    )
 
 
 def _run_index(args: argparse.Namespace) -> int:
-    from pgbench_kb.publish import search_index
+    from pgbench_kb.publish import slices
 
-    done = search_index.build(args.site)
-    print(f"search index: {args.site}/pagefind ({done.filters} filter(s) in a fixed order)")
+    done = slices.build(args.site, args.cache)
+    print(
+        f"search index: {args.site}/pagefind, {len(done.slices)} slice(s): "
+        f"{len(done.indexed)} indexed ({done.filters} filter file(s) in a fixed order), "
+        f"{len(done.reused)} reused, {len(done.dropped)} removed"
+    )
+    for label, names in (("indexed", done.indexed), ("reused", done.reused),
+                         ("removed", done.dropped)):  # fmt: skip
+        if names:
+            print(f"  {label}: {' '.join(names)}")
     return 0
 
 
@@ -469,7 +484,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "index",
         "index a site Hugo built for search (Pagefind), byte-stable from build to build",
-        "kb derive && kb charts && kb render site && kb index site",
+        "kb derive && kb charts && kb render site && kb index site --cache build/cache/search",
         _configure_index,
         _run_index,
     ),

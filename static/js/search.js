@@ -1,5 +1,11 @@
-/* pgbench-kb search: our own small UI over Pagefind's JS API (pagefind/pagefind.js, built by
-   `kb index`). Words, filter checkboxes with counts, and an order: relevance or tps.
+/* pgbench-kb search: our own small UI over Pagefind's JS API. `kb index` writes one Pagefind
+   bundle per slice of the site (pagefind/<slice>/) and lists them in pagefind/slices.json;
+   this script imports each slice's pagefind.js, queries them all and merges the answers.
+   Words, filter checkboxes with counts, and an order: relevance or tps.
+   - Merged by relevance: by Pagefind's score. Ordered by tps: a k-way merge of the slices'
+     tps-ordered lists, reading the data of each list's next result only (its tps meta).
+   - Filter counts are the sums over the slices; a slice that lacks a ticked filter has no
+     page matching it and is not asked.
    - Works at a server's root and under any sub-path: the bundle and the site's base are
      worked out from this script's own address, never written into the page.
    - Text from the index is inserted as text; only Pagefind's <mark> in excerpts becomes an
@@ -34,11 +40,11 @@
   var list = document.getElementById("search-results");
   var more = document.getElementById("search-more");
 
-  var pagefind = null;
+  var slices = [];        // {api, names}: each slice's pagefind.js and its filter names
   var totals = {};        // filter name → value → pages in the whole site
   var boxes = {};         // filter name → value → {input, count}
   var latest = 0;         // the newest search; older answers are dropped
-  var pending = [];       // results not shown yet
+  var pending = null;     // results not shown yet: {left, take(n)}
   var timer = null;
 
   function label(name) {
@@ -110,6 +116,30 @@
     });
   }
 
+  /* Each filter name → value → the sum of its counts in ``lists``. */
+  function summed(lists) {
+    var sum = {};
+    lists.forEach(function (filters) {
+      Object.keys(filters || {}).forEach(function (name) {
+        var values = sum[name] = sum[name] || {};
+        Object.keys(filters[name]).forEach(function (value) {
+          values[value] = (values[value] || 0) + filters[name][value];
+        });
+      });
+    });
+    return sum;
+  }
+
+  /* Every slice's answer to one search ({results: [], filters: {}} for a slice lacking a
+     filter asked for: none of its pages can match it). */
+  function searchAll(term, options) {
+    var names = Object.keys(options.filters || {});
+    return Promise.all(slices.map(function (slice) {
+      var lacking = names.some(function (name) { return !slice.names[name]; });
+      return lacking ? { results: [], filters: {} } : slice.api.search(term, options);
+    }));
+  }
+
   /* Counts for each ticked filter: the results with all the other filters applied. */
   function facetCounts(term, filters, found) {
     var names = Object.keys(filters);
@@ -117,8 +147,10 @@
       var others = Object.assign({}, filters);
       delete others[name];
       if (!term && !Object.keys(others).length) { return totals[name]; }
-      return pagefind.search(term || null, { filters: others })
-        .then(function (r) { return r.filters[name] || {}; });
+      return searchAll(term || null, { filters: others })
+        .then(function (answers) {
+          return summed(answers.map(function (r) { return r.filters; }))[name] || {};
+        });
     })).then(function (lists) {
       var counts = Object.assign({}, found);
       names.forEach(function (name, i) { counts[name] = lists[i]; });
@@ -161,13 +193,79 @@
     return li;
   }
 
+  /* The slices' results by relevance: one list by score (ties: slice order, then each
+     slice's own order). */
+  function byScore(lists) {
+    var all = [];
+    lists.forEach(function (results, s) {
+      results.forEach(function (r, n) { all.push({ r: r, s: s, n: n }); });
+    });
+    all.sort(function (a, b) { return b.r.score - a.r.score || a.s - b.s || a.n - b.n; });
+    var next = 0;
+    return {
+      left: all.length,
+      take: function (n) {
+        var chosen = all.slice(next, next + n);
+        next += chosen.length;
+        this.left = all.length - next;
+        return Promise.all(chosen.map(function (c) { return c.r.data(); }));
+      }
+    };
+  }
+
+  /* The tps of a result's data: its meta, as shown ("45,314 tps"). */
+  function tpsOf(data) {
+    var text = String((data.meta && data.meta.tps) || "").replace(/[^0-9.eE+-]/g, "");
+    var n = parseFloat(text);
+    return isNaN(n) ? null : n;
+  }
+
+  /* The slices' tps-ordered lists merged in order: each list's next result's data is read
+     (one fragment per list), the best of them taken, and the list it came from advanced. */
+  function byTps(lists, sort) {
+    var at = lists.map(function () { return 0; });
+    var heads = lists.map(function () { return null; });
+    var merger = {
+      left: lists.reduce(function (n, l) { return n + l.length; }, 0),
+      take: function (n) {
+        var out = [];
+        function head(s) {
+          heads[s] = heads[s] || lists[s][at[s]].data();
+          return heads[s];
+        }
+        function better(a, b) {
+          if (a === null || b === null) { return a !== null; }
+          return sort === "asc" ? a < b : a > b;
+        }
+        function step() {
+          var live = [];
+          lists.forEach(function (l, s) { if (at[s] < l.length) { live.push(s); } });
+          if (out.length >= n || !live.length) { return Promise.resolve(out); }
+          return Promise.all(live.map(head)).then(function (pages) {
+            var best = 0;
+            for (var k = 1; k < live.length; k++) {
+              if (better(tpsOf(pages[k]), tpsOf(pages[best]))) { best = k; }
+            }
+            var s = live[best];
+            out.push(pages[best]);
+            at[s] += 1;
+            heads[s] = null;
+            merger.left -= 1;
+            return step();
+          });
+        }
+        return step();
+      }
+    };
+    return merger;
+  }
+
   function showMore(id) {
-    var next = pending.splice(0, PAGE_SIZE);
     more.hidden = true;
-    return Promise.all(next.map(function (r) { return r.data(); })).then(function (pages) {
+    return pending.take(PAGE_SIZE).then(function (pages) {
       if (id !== latest) { return; }
       pages.forEach(function (data) { list.append(item(data)); });
-      more.hidden = pending.length === 0;
+      more.hidden = pending.left === 0;
     });
   }
 
@@ -196,7 +294,7 @@
     remember(term, sort, filters);
     list.textContent = "";
     list.removeAttribute("aria-busy");
-    pending = [];
+    pending = null;
     more.hidden = true;
     if (!term && !sort && !Object.keys(filters).length) {
       status.textContent = "Type words, tick a filter or choose an order.";
@@ -208,14 +306,17 @@
     if (sort) { options.sort = { tps: sort }; }
     status.textContent = "Searching…";
     list.setAttribute("aria-busy", "true");
-    return pagefind.search(term || null, options).then(function (found) {
+    return searchAll(term || null, options).then(function (answers) {
       if (id !== latest) { return; }
-      pending = found.results.slice();
-      return Promise.all([showMore(id), facetCounts(term, filters, found.filters)])
+      var lists = answers.map(function (a) { return a.results; });
+      pending = sort ? byTps(lists, sort) : byScore(lists);
+      var total = pending.left;
+      var found = summed(answers.map(function (a) { return a.filters; }));
+      return Promise.all([showMore(id), facetCounts(term, filters, found)])
         .then(function (done) {
           if (id !== latest) { return; }
           showCounts(done[1]);
-          status.textContent = describe(found.results.length, term, sort);
+          status.textContent = describe(total, term, sort);
           list.removeAttribute("aria-busy");
           root.dataset.done = String(id);
         });
@@ -237,10 +338,32 @@
     });
   }
 
-  function start(api) {
-    pagefind = api;
-    return pagefind.options({ baseUrl: site.pathname, bundlePath: bundle.pathname })
-      .then(function () { return pagefind.filters(); })
+  /* Each slice listed in the manifest: its pagefind.js, set up, and its filters. */
+  function loadSlices() {
+    return fetch(new URL("slices.json", bundle).href)
+      .then(function (response) {
+        if (!response.ok) { throw new Error("no slices.json"); }
+        return response.json();
+      })
+      .then(function (manifest) {
+        return Promise.all(manifest.slices.map(function (name) {
+          var folder = new URL(name, bundle);
+          return import(new URL("pagefind.js", folder).href).then(function (api) {
+            return api.options({ baseUrl: site.pathname, bundlePath: folder.pathname })
+              .then(function () { return api.filters(); })
+              .then(function (filters) {
+                var names = {};
+                Object.keys(filters).forEach(function (n) { names[n] = true; });
+                return { api: api, names: names, filters: filters };
+              });
+          });
+        }));
+      });
+  }
+
+  function start(loaded) {
+    slices = loaded;
+    return Promise.resolve(summed(loaded.map(function (s) { return s.filters; })))
       .then(function (all) {
         totals = all;
         drawFilters();
@@ -269,7 +392,7 @@
   }
 
   function ready() {
-    import(bundle.href + "pagefind.js").then(start, function () {
+    loadSlices().then(start, function () {
       root.hidden = false;
       form.hidden = true;
       status.textContent = "The search index could not be loaded: use the results explorer.";

@@ -1,9 +1,17 @@
-"""Benchmark: the search stage (`kb index`: Pagefind, its filter index rewritten in a fixed
-order, unused bundle files removed), either on a site already built or on generated pages
-shaped like run pages (nine filters, a tps sort key and meta).
+"""Benchmark: the search stage (`kb index`: Pagefind per slice, its filter index rewritten in
+a fixed order, unused bundle files removed), either on a site already built, on the same site
+before and after one run was added (cold, then with the cache of slices), or on generated
+pages shaped like run pages (nine filters, a tps sort key and meta).
 
     .venv/bin/python tests/perf/bench_search_index.py --site DIR/site/public [--repeat 3]
+    .venv/bin/python tests/perf/bench_search_index.py --before A/public --after B/public
     .venv/bin/python tests/perf/bench_search_index.py [--pages 10000]
+
+For --before/--after: two public/ folders of the same tree, built by scripts/site.sh without
+and with one more run (bench_site.py --keep DIR leaves DIR with its added run in
+runs/extra/: build it once without that folder and its raw file, keep a copy of public/ made
+of hard links, put them back and build again). Each repeat indexes --before with an empty
+cache (cold), then --after with that cache, as scripts/site.sh does after adding a run.
 
 For the 10,000-run figures, build the tree once with
 `.venv/bin/python tests/perf/bench_site.py --runs 10000 --keep DIR` and pass its public/ folder
@@ -61,7 +69,8 @@ def step(name, action):
     return result
 shutil.rmtree(site / "pagefind", ignore_errors=True)
 pages = step("pages_to_index", lambda: s.pages_to_index(site))
-step("mirror + Pagefind", lambda: s.run_pagefind(site))
+mirror = site.parent / ".mirror"
+step("mirror + Pagefind", lambda: s.run_pagefind(site, pages, site / "pagefind", mirror))
 step("fixed order (rewrite)", lambda: s.stabilize(site / "pagefind"))
 step("unused files removed", lambda: s.prune(site / "pagefind"))
 """
@@ -155,6 +164,33 @@ def on_site(site: Path, kb: Path, repeat: int) -> None:
         subprocess.run([str(PYTHON), "-c", STEPS, str(copy)], check=True)
 
 
+def one_more_run(before: Path, after: Path, kb: Path, repeat: int) -> None:
+    print(f"search stage on {before} (cold), then {after} with the cache of slices:")
+    with tempfile.TemporaryDirectory(prefix="kb-bench-index.") as tmp:
+        figures: dict[str, list[tuple[float, float]]] = {"cold": [], "one more run": []}
+        for n in range(repeat):
+            cache = Path(tmp) / f"cache-{n}"
+            for label, site in (("cold", before), ("one more run", after)):
+                copy = Path(tmp) / f"{label}-{n}"
+                linked_copy(site, copy)
+                start = load()
+                command = [str(kb), "index", str(copy), "--cache", str(cache)]
+                cpu, started = children_cpu(), time.perf_counter()
+                done = subprocess.run(command, check=True, capture_output=True, text=True)
+                wall, cpu = time.perf_counter() - started, children_cpu() - cpu
+                figures[label].append((wall, cpu))
+                said = done.stdout.splitlines()[0].split(", ", 1)[1]
+                print(f"  {label:<13}{wall:6.2f} s wall {cpu:6.2f} s CPU (load {start} → "
+                      f"{load()}): {said}")  # fmt: skip
+                shutil.rmtree(copy)
+        for label, pairs in figures.items():
+            print(
+                f"  {label}: median of {repeat}: "
+                f"{statistics.median(w for w, _ in pairs):.2f} s wall, "
+                f"{statistics.median(c for _, c in pairs):.2f} s CPU"
+            )
+
+
 def on_generated_pages(pages: int) -> None:
     pagefind = pagefind_executable()
     rng = random.Random(1)
@@ -181,8 +217,12 @@ def main() -> None:
     parser.add_argument("--kb", type=Path, default=KB, help="the kb to time (default: ours)")
     parser.add_argument("--repeat", type=int, default=3, help="indexings of --site")
     parser.add_argument("--pages", type=int, default=10_000, help="without --site")
+    parser.add_argument("--before", type=Path, help="a built public/ folder (read only)")
+    parser.add_argument("--after", type=Path, help="the same after one more run (read only)")
     args = parser.parse_args()
-    if args.site:
+    if args.before and args.after:
+        one_more_run(args.before.resolve(), args.after.resolve(), args.kb, args.repeat)
+    elif args.site:
         on_site(args.site.resolve(), args.kb, args.repeat)
     else:
         on_generated_pages(args.pages)

@@ -118,18 +118,17 @@ def pages_to_index(site: Path) -> list[Path]:
     return [Path(page) for page in marked or pages]
 
 
-def run_pagefind(site: Path) -> None:
-    """Index ``site`` (a folder Hugo wrote) into ``site/pagefind/``; Pagefind's own errors go
-    to stderr as it writes them.
+def run_pagefind(site: Path, pages: list[Path], output: Path, mirror: Path) -> None:
+    """Index ``pages`` (under ``site``, a folder Hugo wrote) into the bundle ``output``;
+    Pagefind's own errors go to stderr as it writes them.
 
     Pagefind reads and parses every HTML file of the folder it is given, even those it will
     not index; at 10,000 runs most pages are repeats found through their configuration's
-    page. So it is given a mirror holding only the pages it indexes (hard links, at the same
-    paths, so every URL is the same), and writes its bundle into ``site/pagefind/``."""
-    mirror = site.parent / f".{site.name}.pagefind-input"
+    page. So it is given ``mirror``, a folder holding only ``pages`` (hard links, at the same
+    paths, so every URL is the same), removed afterwards."""
     shutil.rmtree(mirror, ignore_errors=True)
     try:
-        for page in pages_to_index(site):
+        for page in pages:
             target = mirror / page.relative_to(site)
             target.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -138,7 +137,7 @@ def run_pagefind(site: Path) -> None:
                 shutil.copyfile(page, target)
         done = subprocess.run(
             [str(pagefind_executable()), "--site", str(mirror), "--output-path",
-             str(site / "pagefind"), "--silent"]
+             str(output), "--silent"]
         )  # fmt: skip
     finally:
         shutil.rmtree(mirror, ignore_errors=True)
@@ -325,13 +324,14 @@ def prune(bundle: Path) -> int:
 
 
 def build(site: Path) -> Rewritten:
-    """Index ``site`` with Pagefind into ``site/pagefind/`` (replaced whole), make the result
-    byte-stable and remove what our search page does not load."""
+    """Index ``site`` with Pagefind into one bundle, ``site/pagefind/`` (replaced whole), make
+    the result byte-stable and remove what our search page does not load. ``kb index`` builds
+    one such bundle per slice of the site instead (``publish/slices.py``)."""
     if not site.is_dir():
         raise SearchIndexError("no such folder", path=str(site), hint="build it with Hugo first")
     bundle = site / "pagefind"
     # Pagefind adds to an existing bundle and never removes a file of an earlier run.
     shutil.rmtree(bundle, ignore_errors=True)
-    run_pagefind(site)
+    run_pagefind(site, pages_to_index(site), bundle, site.parent / f".{site.name}.pagefind-input")
     done = stabilize(bundle)
     return Rewritten(filters=done.filters, removed=done.removed, pruned=prune(bundle))

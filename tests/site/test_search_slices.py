@@ -1,0 +1,280 @@
+"""`kb index` in slices (one Pagefind bundle per machine, one for the other pages, listed in
+pagefind/slices.json) and our search page merging them: the real Pagefind, the real Hugo
+(scripts/site.sh on the day-one data) and Debian's Chromium driven by Playwright.
+
+Planted pages make the merge visible: the highest tps is on machine plant-a, the second
+highest on plant-b, the lowest on plant-a again, so listing them in order takes results from
+both slices in turn."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kbtest import REPO, build_site, run_kb, serve, serve_under
+
+pytestmark = pytest.mark.site
+
+WORD = "zyzzyva"
+#: (folder, machine, tps): plant-a holds the best and the worst, plant-b the second best.
+PLANTED = (
+    ("plant-a-best", "plant-a", 98765.4),
+    ("plant-b-second", "plant-b", 98765.3),
+    ("plant-a-worst", "plant-a", 12.5),
+)
+
+
+def planted_page(name: str, machine: str, tps: float, words: str = "") -> str:
+    """A page shaped like a configuration page: filters in a hidden block, tps sort and meta."""
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name}</title>'
+        f"</head><body><main data-pagefind-body><h1>{name}</h1>"
+        f"<p>A {WORD} page planted on {machine}. {words}</p>"
+        '<div hidden data-pagefind-ignore><span data-pagefind-filter="machine">'
+        f'{machine}</span><span data-pagefind-filter="workload">planted-work</span></div>'
+        f'<article data-pagefind-sort="tps:{tps:.6f}" data-pagefind-meta="tps:{tps} tps">'
+        "</article></main></body></html>\n"
+    )
+
+
+def plant(public: Path, pages=PLANTED) -> None:
+    for folder, machine, tps in pages:
+        page = public / "groups" / folder / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(planted_page(folder, machine, tps), encoding="utf-8")
+
+
+def index(site: Path, cache: Path | None = None) -> dict[str, list[str]]:
+    """Run `kb index`; return the slices it says it indexed, reused and removed."""
+    done = run_kb("index", str(site), *(["--cache", str(cache)] if cache else []))
+    assert done.returncode == 0, done.stderr
+    said = {"indexed": [], "reused": [], "removed": []}
+    for line in done.stdout.splitlines()[1:]:
+        label, _, names = line.strip().partition(": ")
+        said[label] = names.split()
+    return said
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def manifest(site: Path) -> list[str]:
+    return json.loads((site / "pagefind" / "slices.json").read_text(encoding="utf-8"))["slices"]
+
+
+# --- kb index on planted pages alone (real Pagefind, no browser) -----------------------------
+
+
+@pytest.fixture
+def small(tmp_path) -> Path:
+    site = tmp_path / "public"
+    plant(site)
+    guide = site / "guides" / "one" / "index.html"
+    guide.parent.mkdir(parents=True)
+    guide.write_text(
+        f'<html lang="en"><body><main data-pagefind-body><h1>Guide</h1><p>{WORD} guide</p>'
+        "</main></body></html>",
+        encoding="utf-8",
+    )
+    return site
+
+
+def test_one_bundle_per_machine_and_one_for_other_pages(small):
+    said = index(small)
+    assert said["indexed"] == ["machine-plant-a", "machine-plant-b", "pages"]
+    assert manifest(small) == ["machine-plant-a/", "machine-plant-b/", "pages/"]
+    for name in manifest(small):
+        entry = json.loads((small / "pagefind" / name / "pagefind-entry.json").read_text())
+        assert entry["languages"]["en"]["page_count"] == {"machine-plant-a/": 2}.get(name, 1)
+    # The cache of a build without --cache is a temporary folder, removed.
+    assert sorted(p.name for p in small.parent.iterdir()) == ["public"]
+
+
+def test_a_changed_page_reindexes_its_slice_only_and_gives_a_cold_builds_files(small, tmp_path):
+    cache = tmp_path / "cache"
+    assert index(small, cache)["reused"] == []
+    assert index(small, cache) == {
+        "indexed": [], "reused": ["machine-plant-a", "machine-plant-b", "pages"], "removed": [],
+    }  # fmt: skip
+    page = small / "groups" / "plant-b-second" / "index.html"
+    page.write_text(planted_page("plant-b-second", "plant-b", 5.0), encoding="utf-8")
+    said = index(small, cache)
+    assert said["indexed"] == ["machine-plant-b"]
+    assert said["reused"] == ["machine-plant-a", "pages"]
+    # Only the bytes count, not the time: a page rewritten the same is not indexed again.
+    page.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
+    assert index(small, cache)["indexed"] == []
+    with_cache = tree(small / "pagefind")
+    cold = tmp_path / "cold" / "public"
+    shutil.copytree(small, cold, ignore=shutil.ignore_patterns("pagefind"))
+    index(cold)
+    assert tree(cold / "pagefind") == with_cache
+
+
+def test_two_builds_of_the_same_pages_give_identical_files(small, tmp_path):
+    other = tmp_path / "again" / "public"
+    shutil.copytree(small, other)
+    index(small)
+    index(other, tmp_path / "cache")
+    assert tree(small / "pagefind") == tree(other / "pagefind")
+
+
+def test_a_slice_whose_pages_are_gone_is_removed(small, tmp_path):
+    cache = tmp_path / "cache"
+    index(small, cache)
+    shutil.rmtree(small / "groups" / "plant-b-second")
+    said = index(small, cache)
+    assert said["removed"] == ["machine-plant-b"] and said["indexed"] == []
+    assert manifest(small) == ["machine-plant-a/", "pages/"]
+    assert not (small / "pagefind" / "machine-plant-b").exists()
+    assert sorted(p.name for p in cache.iterdir()) == ["machine-plant-a", "pages"]
+
+
+@pytest.mark.parametrize("damage", ["truncated file", "missing stamp", "extra file", "bad stamp"])
+def test_a_damaged_cache_entry_is_indexed_again_never_trusted(small, tmp_path, damage):
+    cache = tmp_path / "cache"
+    index(small, cache)
+    cold = tree(small / "pagefind")
+    entry = cache / "machine-plant-a"
+    if damage == "truncated file":
+        victim = next((entry / "bundle" / "fragment").iterdir())
+        victim.write_bytes(victim.read_bytes()[:10])
+    elif damage == "missing stamp":
+        (entry / "stamp.json").unlink()
+    elif damage == "extra file":
+        (entry / "bundle" / "stray.js").write_text("x", encoding="utf-8")
+    else:
+        (entry / "stamp.json").write_text("{not json", encoding="utf-8")
+    said = index(small, cache)
+    assert said["indexed"] == ["machine-plant-a"]
+    assert tree(small / "pagefind") == cold
+
+
+def test_kb_index_help_has_an_example():
+    done = run_kb("index", "--help")
+    assert done.returncode == 0
+    assert "--cache" in done.stdout
+    assert re.search(r"example:\n  .*kb index \S+ --cache ", done.stdout), done.stdout
+
+
+# --- a Hugo site with planted pages, in Chromium -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted_site(tmp_path_factory) -> Path:
+    """The day-one site (scripts/site.sh), then planted pages indexed with its cache."""
+    root = tmp_path_factory.mktemp("slices") / "kb"
+    root.mkdir()
+    for name in ("config.toml", "layouts", "static", "content", "data"):
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    public = build_site(root)
+    before = manifest(public)
+    plant(public)
+    said = index(public, root / "build" / "cache" / "search")
+    # Only the planted machines' slices are new; every slice of the day-one site is reused.
+    assert said["indexed"] == ["machine-plant-a", "machine-plant-b"]
+    assert said["reused"] == [name.rstrip("/") for name in before]
+    assert len(before) >= 3
+    return public
+
+
+def watch(page) -> list[str]:
+    problems: list[str] = []
+    page.on("console", lambda m: m.type in {"error", "warning"} and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed {r.url}"))
+    return problems
+
+
+def search(page, base: str, query: str) -> str:
+    page.goto(f"{base}search/?{query}")
+    page.wait_for_function(
+        "() => +(document.getElementById('search').dataset.done || 0) > 0", timeout=20_000
+    )
+    return page.locator("#search-status").inner_text()
+
+
+def titles(page) -> list[str]:
+    return page.locator("#search-results a.search-title").all_inner_texts()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"])
+def test_results_of_two_slices_are_merged_in_tps_order(planted_site, browser, prefix):
+    with serve_under(planted_site, prefix) if prefix else serve(planted_site) as base:
+        page = browser.new_page()
+        problems = watch(page)
+        status = search(page, base, f"q={WORD}&sort=desc")
+        assert status.startswith("3 pages"), status
+        assert titles(page) == ["plant-a-best", "plant-b-second", "plant-a-worst"]
+        search(page, base, f"q={WORD}&sort=asc")
+        assert titles(page) == ["plant-a-worst", "plant-b-second", "plant-a-best"]
+        # By relevance too, every slice's results are listed.
+        search(page, base, f"q={WORD}")
+        assert sorted(titles(page)) == ["plant-a-best", "plant-a-worst", "plant-b-second"]
+        href = page.locator("#search-results a").first.get_attribute("href")
+        assert href.startswith(f"/{prefix}/groups/" if prefix else "/groups/")
+        assert problems == []
+
+
+@pytest.mark.browser
+def test_filter_counts_are_summed_over_slices(planted_site, browser):
+    with serve(planted_site) as base:
+        page = browser.new_page()
+        problems = watch(page)
+        search(page, base, f"q={WORD}")
+        count = page.locator('input[data-filter="workload"][value="planted-work"] ~ .count')
+        assert count.text_content() == "(3)"  # 2 pages in one slice, 1 in another
+        # A value only one slice has: the other slices find nothing for it.
+        status = search(page, base, f"q={WORD}&f=machine:plant-b")
+        assert status.startswith("1 page"), status
+        assert titles(page) == ["plant-b-second"]
+        # Ticked values of one filter are alternatives, across slices.
+        status = search(page, base, f"q={WORD}&sort=desc&f=machine:plant-a&f=machine:plant-b")
+        assert titles(page) == ["plant-a-best", "plant-b-second", "plant-a-worst"], status
+        assert problems == []
+
+
+@pytest.mark.browser
+def test_paging_continues_the_tps_order_across_slices(planted_site, browser):
+    """Every page with a tps, 20 at a time: the second batch continues the merged order."""
+    with serve(planted_site) as base:
+        page = browser.new_page()
+        problems = watch(page)
+        status = search(page, base, "sort=desc")
+        total = int(status.split(" ")[0])
+        assert total > 40
+        for _ in range(2):
+            shown = len(titles(page))
+            page.locator("#search-more").click()
+            page.wait_for_function(
+                f"() => document.querySelectorAll('#search-results li').length > {shown}"
+            )
+        figures = [
+            float(t.removesuffix(" tps").replace(",", ""))
+            for t in page.locator("#search-results li .tps").all_inner_texts()
+        ]
+        assert len(figures) == min(total, 60)
+        assert figures == sorted(figures, reverse=True)
+        assert figures[:2] == [98765.4, 98765.3]
+        assert problems == []
+
+
+def test_the_site_keeps_no_single_bundle_beside_the_slices(planted_site):
+    top = sorted(p.name for p in (planted_site / "pagefind").iterdir())
+    assert top == sorted([*(n.rstrip("/") for n in manifest(planted_site)), "slices.json"])
+    assert filecmp.cmp(
+        planted_site / "pagefind" / "pages" / "pagefind.js",
+        planted_site / "pagefind" / "machine-plant-a" / "pagefind.js",
+        shallow=False,
+    )
