@@ -262,18 +262,20 @@ class Site:
 
     def _deferred_in_workers(self, jobs: list[tuple[str, Callable[[], str]]]) -> Any:
         """The deferred files made and written — by forked workers, started now, when there
-        are many (``results`` waits for them); else here, at once."""
+        are many or a large one among them (``results`` waits for them); else here, at
+        once."""
         workers = min(os.cpu_count() or 1, 4)
-        if len(jobs) < PARALLEL_WRITES_FROM or workers < 2:
+        large = any(relative in self.large for relative, _make in jobs)
+        if (len(jobs) < PARALLEL_WRITES_FROM and not large) or workers < 2:
             return _Done(_make_and_put(self, jobs))
         # Forked, so each worker has the whole derivation without copying it: nothing is
         # pickled but the slice bounds there and the manifest entries back.
         jobs.sort(key=lambda job: job[0] not in self.large)  # stable: large ones first
         _DEFERRED[:] = [self, jobs]
-        large = sum(1 for relative, _make in jobs if relative in self.large)
-        bounds = [(index, index + 1) for index in range(large)]
-        step = max(1, (len(jobs) - large) // (workers * 4))
-        bounds += [(start, min(start + step, len(jobs))) for start in range(large, len(jobs), step)]
+        count = sum(1 for relative, _make in jobs if relative in self.large)
+        bounds = [(index, index + 1) for index in range(count)]
+        step = max(1, (len(jobs) - count) // (workers * 4))
+        bounds += [(start, min(start + step, len(jobs))) for start in range(count, len(jobs), step)]
         return _CheckedWorkers(_write_deferred_slice, bounds, workers=workers)
 
     def _put(self, relative: str, data: bytes) -> list[Any]:
