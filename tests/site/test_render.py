@@ -37,13 +37,17 @@ def _derive(root: Path) -> None:
     )  # fmt: skip
 
 
-def _render(root: Path, out: Path) -> str:
-    shutil.rmtree(out, ignore_errors=True)
-    done = subprocess.run(
+def _kb_render(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [str(KB), "render", "--root", str(root), "--config", str(root / "build" / "hugo.toml"),
          str(out)],
         capture_output=True, text=True,
     )  # fmt: skip
+
+
+def _render(root: Path, out: Path) -> str:
+    shutil.rmtree(out, ignore_errors=True)
+    done = _kb_render(root, out)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -212,11 +216,7 @@ def test_an_existing_destination_is_refused_in_one_line(tree, tmp_path):
     _derive(tree)
     out = tmp_path / "exists"
     out.mkdir()
-    done = subprocess.run(
-        [str(KB), "render", "--root", str(tree), "--config", str(tree / "build" / "hugo.toml"),
-         str(out)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    done = _kb_render(tree, out)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "exists" in done.stderr
     assert "Traceback" not in done.stderr
@@ -227,11 +227,7 @@ def test_a_failing_layout_is_one_line_and_leaves_no_half_built_site(tree, tmp_pa
     layout = tree / "layouts" / "_partials" / "run" / "figures.html"
     layout.write_text(layout.read_text(encoding="utf-8") + "{{ if }}\n", "utf-8")
     out = tmp_path / "site"
-    done = subprocess.run(
-        [str(KB), "render", "--root", str(tree), "--config", str(tree / "build" / "hugo.toml"),
-         str(out)],
-        capture_output=True, text=True,
-    )  # fmt: skip
+    done = _kb_render(tree, out)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("error: Hugo failed (exit status 1) laying out"), done.stderr
