@@ -213,9 +213,11 @@
     };
   }
 
-  /* The tps of a result's data: its meta, as shown ("45,314 tps"). */
+  /* The tps of a result's data: its exact figure (meta tps_sort), else the tps as shown
+     ("45,314 tps": two pages may show the same). */
   function tpsOf(data) {
-    var text = String((data.meta && data.meta.tps) || "").replace(/[^0-9.eE+-]/g, "");
+    var meta = data.meta || {};
+    var text = String(meta.tps_sort || meta.tps || "").replace(/[^0-9.eE+-]/g, "");
     var n = parseFloat(text);
     return isNaN(n) ? null : n;
   }

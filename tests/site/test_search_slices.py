@@ -29,15 +29,25 @@ PLANTED = (
 )
 
 
-def planted_page(name: str, machine: str, tps: float, words: str = "") -> str:
-    """A page shaped like a configuration page: filters in a hidden block, tps sort and meta."""
+#: Two pages whose tps reads the same on the page ("55,554 tps"), the higher one on plant-b
+#: (the second slice): only the exact figure orders them.
+TIE_WORD = "quoxxle"
+TIED = (("tie-a-next", "plant-a", 55554.4), ("tie-b-top", "plant-b", 55554.45))
+
+
+def planted_page(
+    name: str, machine: str, tps: float, words: str = "", shown: str | None = None, word=WORD
+) -> str:
+    """A page shaped like a configuration page: filters in a hidden block, tps sort, the tps
+    as shown and the exact one (what the merge of slices orders by)."""
     return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name}</title>'
         f"</head><body><main data-pagefind-body><h1>{name}</h1>"
-        f"<p>A {WORD} page planted on {machine}. {words}</p>"
+        f"<p>A {word} page planted on {machine}. {words}</p>"
         '<div hidden data-pagefind-ignore><span data-pagefind-filter="machine">'
         f'{machine}</span><span data-pagefind-filter="workload">planted-work</span></div>'
-        f'<article data-pagefind-sort="tps:{tps:.6f}" data-pagefind-meta="tps:{tps} tps">'
+        f'<article data-pagefind-sort="tps:{tps:.6f}" data-pagefind-meta="tps:{shown or tps} tps">'
+        f'<span hidden data-pagefind-meta="tps_sort:{tps:.6f}"></span>'
         "</article></main></body></html>\n"
     )
 
@@ -47,6 +57,14 @@ def plant(public: Path, pages=PLANTED) -> None:
         page = public / "groups" / folder / "index.html"
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(planted_page(folder, machine, tps), encoding="utf-8")
+
+
+def plant_tied(public: Path) -> None:
+    for folder, machine, tps in TIED:
+        page = public / "groups" / folder / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        text = planted_page(folder, machine, tps, shown=f"{round(tps):,}", word=TIE_WORD)
+        page.write_text(text, encoding="utf-8")
 
 
 def index(site: Path, cache: Path | None = None) -> dict[str, list[str]]:
@@ -179,6 +197,7 @@ def planted_site(tmp_path_factory) -> Path:
     public = build_site(root)
     before = manifest(public)
     plant(public)
+    plant_tied(public)
     said = index(public, root / "build" / "cache" / "search")
     # Only the planted machines' slices are new; every slice of the day-one site is reused.
     assert said["indexed"] == ["machine-plant-a", "machine-plant-b"]
@@ -224,6 +243,20 @@ def test_results_of_two_slices_are_merged_in_tps_order(planted_site, browser, pr
         assert sorted(titles(page)) == ["plant-a-best", "plant-a-worst", "plant-b-second"]
         href = page.locator("#search-results a").first.get_attribute("href")
         assert href.startswith(f"/{prefix}/groups/" if prefix else "/groups/")
+        assert problems == []
+
+
+@pytest.mark.browser
+def test_a_tps_that_reads_the_same_is_ordered_by_its_exact_figure(planted_site, browser):
+    """Regression: the merge compared the tps as shown (4 significant digits), so two pages
+    of different slices showing "55,554 tps" came out in slice order, not by tps."""
+    with serve(planted_site) as base:
+        page = browser.new_page()
+        problems = watch(page)
+        search(page, base, f"q={TIE_WORD}&sort=desc")
+        assert titles(page) == ["tie-b-top", "tie-a-next"]
+        search(page, base, f"q={TIE_WORD}&sort=asc")
+        assert titles(page) == ["tie-a-next", "tie-b-top"]
         assert problems == []
 
 
