@@ -6,7 +6,8 @@ comparisons, stability, last change) need the other runs. ``prepare`` computes t
 run that needs nothing else — already written as JSON text — with the row lists show, the
 record ``analyze`` reads, the features titles are made of, and the run's JSON for the download.
 
-``load`` prepares every run file, in parallel processes when there are many, and keeps what it
+``Loading`` prepares every run file — when there are many, in two passes by worker processes
+(what the analysis needs first, then the page texts while it runs) — and keeps what it
 prepared in ``ROOT/build/cache/derive-runs.pickle``: a file is prepared again only when it, one
 of its raw files, or the code changed. So a build after adding one run prepares one run.
 """
@@ -121,8 +122,8 @@ def subtitle(row: dict[str, Any]) -> str:
 
 @dataclass
 class Light:
-    """What the analysis, the titles and the links need of a run: the first of ``load``'s two
-    passes. ``Prepared`` has the same fields (and the page's texts besides)."""
+    """What the analysis, the titles and the links need of a run: the first of ``Loading``'s
+    two passes. ``Prepared`` has the same fields (and the page's texts besides)."""
 
     path: Path
     row: dict[str, Any]
@@ -134,9 +135,8 @@ class Light:
 
 @dataclass
 class PageParts:
-    """The texts of a run's page and download: the second of ``load``'s two passes."""
+    """The texts of a run's page and download: the second of ``Loading``'s two passes."""
 
-    row: dict[str, Any]
     before_progress_z: bytes
     progress: Progress | None
     after_progress: str
@@ -201,7 +201,6 @@ def prepare_page(run: dict[str, Any], shown: Path, root: Path) -> PageParts:
             digest.update(b"\0" + text.encode("utf-8"))
     digest.update(b"\0" + after_progress.encode("utf-8"))
     return PageParts(
-        row=row,
         before_progress_z=before_progress_z,
         progress=progress,
         after_progress=after_progress,
@@ -211,11 +210,10 @@ def prepare_page(run: dict[str, Any], shown: Path, root: Path) -> PageParts:
 
 
 def joined(light: Light, parts: PageParts) -> Prepared:
-    """A run prepared whole, from its two passes (the row as prepared, before any title was
-    added to the first pass's)."""
+    """A run prepared whole, from its two passes."""
     return Prepared(
         path=light.path,
-        row=parts.row,
+        row=light.row,
         record=light.record,
         features=light.features,
         before_progress_z=parts.before_progress_z,
