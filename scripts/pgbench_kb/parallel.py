@@ -14,13 +14,24 @@ Like ``errors.py``, this module belongs to no stage: every stage may use it.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from types import GeneratorType
 from typing import Any, Literal
 
 
-def _ignore_interrupts() -> None:
+#: The niceness of workers that work *beside* the caller (``behind=True``): when the cores are
+#: all busy, the caller — whose work the others wait for — runs first.
+BEHIND = 10
+
+
+def _ignore_interrupts(nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if nice:
+        os.nice(nice)
 
 
 class InWorkers:
@@ -31,7 +42,9 @@ class InWorkers:
     ``start``: ``fork`` (the workers share the caller's memory as it is: nothing but the items
     and results is pickled) or ``spawn`` (fresh interpreters, for libraries that run threads
     of their own, such as vl-convert). ``chunksize``: items handed to a worker at a time; by
-    default about eight chunks per worker (fewer round trips, yet the work stays balanced)."""
+    default about eight chunks per worker (fewer round trips, yet the work stays balanced).
+    ``behind``: the workers run at a lower priority (``BEHIND``), so that the caller's own work
+    meanwhile goes first."""
 
     def __init__(
         self,
@@ -41,12 +54,15 @@ class InWorkers:
         workers: int,
         chunksize: int | None = None,
         start: Literal["fork", "spawn"] = "fork",
+        behind: bool = False,
     ) -> None:
         items = list(items)
         if chunksize is None:
             chunksize = max(1, len(items) // (workers * 8))
         context = multiprocessing.get_context(start)
-        self.pool = context.Pool(workers, initializer=_ignore_interrupts)
+        self.pool = context.Pool(
+            workers, initializer=_ignore_interrupts, initargs=(BEHIND if behind else 0,)
+        )
         try:
             self.pending = self.pool.map_async(function, items, chunksize)
         except BaseException:
@@ -92,6 +108,79 @@ def map_in_workers(
         return work.results()
 
 
+class Forked:
+    """``function()`` started now in one forked process (which shares the caller's memory as
+    it is: nothing is pickled but the result), collected later (``result``), so the caller
+    works meanwhile. A generator ``function`` sends each value it yields as it goes (what
+    ``TwoSteps`` receives step by step). Use it as a context manager: leaving the block by an exception (Ctrl-C
+    included) ends the process. An exception in ``function`` is raised by ``result``.
+    ``behind``: the process runs at a lower priority (``BEHIND``)."""
+
+    def __init__(self, function: Callable[[], Any], *, behind: bool = False) -> None:
+        context = multiprocessing.get_context("fork")
+        self.pipe, there = context.Pipe(duplex=False)
+        nice = BEHIND if behind else 0
+        self.process = context.Process(target=_forked, args=(function, there, nice))
+        try:
+            self.process.start()
+        finally:
+            there.close()
+
+    def _receive(self) -> Any:
+        """The next value the process sent; an exception it sent is raised here."""
+        try:
+            status, value = self.pipe.recv()
+        except EOFError:
+            self.stop()
+            raise RuntimeError("a worker process stopped before it was done") from None
+        except BaseException:
+            self.stop()
+            raise
+        if status == "error":
+            self.stop()
+            raise value
+        return value
+
+    def result(self) -> Any:
+        """What ``function`` returned, once the process is done."""
+        value = self._receive()
+        self.process.join()
+        return value
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+
+    def __enter__(self) -> Forked:
+        return self
+
+    def __exit__(self, kind: object, _value: object, _trace: object) -> None:
+        if kind is not None:
+            self.stop()
+
+
+def _forked(function: Callable[[], Any], pipe: Any, nice: int) -> None:
+    """Worker of ``Forked``: what ``function`` returns as one message — or, when it is a
+    generator, each value it yields as one message — or the exception it raised."""
+    _ignore_interrupts(nice)
+    try:
+        made = function()
+        if isinstance(made, GeneratorType):
+            for value in made:
+                pipe.send(("ok", value))
+        else:
+            pipe.send(("ok", made))
+    except Exception as exc:  # sent whole: raised again by the caller
+        pipe.send(("error", exc))
+    finally:
+        pipe.close()
+
+
+#: Results a ``TwoSteps`` worker sends at a time.
+STEP_PART = 500
+
+
 class TwoSteps:
     """Two steps over ``items`` in ``workers`` forked processes, each keeping a fixed share of
     the items between the steps: ``first(item)`` returns ``(result, kept)``; the results of the
@@ -101,7 +190,8 @@ class TwoSteps:
     starts from it.
 
     The workers ignore Ctrl-C; leaving the block by an exception (Ctrl-C included) ends them.
-    An exception in a step is raised here, in either ``*_results``."""
+    An exception in a step is raised here, in either ``*_results``. ``behind``: the second
+    step runs at a lower priority (``BEHIND``): the caller works meanwhile, and goes first."""
 
     def __init__(
         self,
@@ -110,39 +200,40 @@ class TwoSteps:
         items: Iterable[Any],
         *,
         workers: int,
+        behind: bool = False,
     ) -> None:
         self.items = list(items)
         self.shares = [list(range(w, len(self.items), workers)) for w in range(workers)]
-        context = multiprocessing.get_context("fork")
-        self.pipes = []
-        self.processes = []
+        self.workers: list[Forked] = []
         try:
             for share in self.shares:
-                here, there = context.Pipe(duplex=False)
-                process = context.Process(
-                    target=_two_steps, args=(first, second, [self.items[i] for i in share], there)
-                )
-                process.start()
-                there.close()
-                self.pipes.append(here)
-                self.processes.append(process)
+                mine = [self.items[i] for i in share]
+                steps = partial(_two_steps, first, second, mine, BEHIND if behind else 0)
+                self.workers.append(Forked(steps))
         except BaseException:
             self.stop()
             raise
 
     def _collect(self) -> list[Any]:
+        """One step's results, from each worker in one or more parts (``_two_steps``), read as
+        they come, so that this process takes them in while the workers go on."""
         results: list[Any] = [None] * len(self.items)
-        for pipe, share in zip(self.pipes, self.shares, strict=True):
-            try:
-                status, values = pipe.recv()
-            except EOFError:
-                self.stop()
-                raise RuntimeError("a worker process stopped before it was done") from None
-            if status == "error":
-                self.stop()
-                raise values
-            for index, value in zip(share, values, strict=True):
-                results[index] = value
+        done = [0] * len(self.workers)
+        waiting = {worker.pipe: n for n, worker in enumerate(self.workers) if self.shares[n]}
+        try:
+            while waiting:
+                for pipe in multiprocessing.connection.wait(list(waiting)):
+                    n = waiting[pipe]
+                    share = self.shares[n]
+                    for value in self.workers[n]._receive():
+                        results[share[done[n]]] = value
+                        done[n] += 1
+                    if done[n] == len(share):
+                        del waiting[pipe]
+                        done[n] = 0
+        except BaseException:
+            self.stop()
+            raise
         return results
 
     def first_results(self) -> list[Any]:
@@ -152,15 +243,13 @@ class TwoSteps:
     def second_results(self) -> list[Any]:
         """The second step's results, in the order of the items, once every worker is done."""
         results = self._collect()
-        for process in self.processes:
-            process.join()
+        for worker in self.workers:
+            worker.process.join()
         return results
 
     def stop(self) -> None:
-        for process in self.processes:
-            if process.is_alive():
-                process.terminate()
-            process.join()
+        for worker in self.workers:
+            worker.stop()
 
     def __enter__(self) -> TwoSteps:
         return self
@@ -174,17 +263,22 @@ def _two_steps(
     first: Callable[[Any], tuple[Any, Any]],
     second: Callable[[Any, Any], Any],
     items: list[Any],
-    pipe: Any,
-) -> None:
-    """Worker of ``TwoSteps``: each step's results sent as one message (or the exception)."""
-    _ignore_interrupts()
-    try:
-        done = [first(item) for item in items]
-        pipe.send(("ok", [result for result, _kept in done]))
-        kept = [k for _result, k in done]
-        del done
-        pipe.send(("ok", [second(item, k) for item, k in zip(items, kept, strict=True)]))
-    except Exception as exc:  # sent whole: raised again by the caller
-        pipe.send(("error", exc))
-    finally:
-        pipe.close()
+    nice: int,
+) -> Iterator[list[Any]]:
+    """Worker of ``TwoSteps``: the first step's results in messages of ``STEP_PART`` results
+    (read while the step goes on), the second's in one."""
+    kept = []
+    part = []
+    for item in items:
+        result, keep = first(item)
+        kept.append(keep)
+        part.append(result)
+        if len(part) == STEP_PART:
+            yield part
+            part = []
+    if part:
+        yield part
+    if nice:
+        os.nice(nice)
+    # One message: sent in parts, the step would wait for the caller to read each part.
+    yield [second(item, keep) for item, keep in zip(items, kept, strict=True)]

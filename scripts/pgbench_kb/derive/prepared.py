@@ -18,8 +18,8 @@ import hashlib
 import json
 import os
 import pickle
-import zlib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from pgbench_kb.derive import charts, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
-from pgbench_kb.parallel import TwoSteps
+from pgbench_kb.parallel import Forked, TwoSteps
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -50,32 +50,25 @@ class Progress:
 
 @dataclass
 class Prepared:
-    """One run, prepared. The two large texts (the facts and the rest of the page before the
-    progress chart; the run's JSON for the download) are kept zlib-compressed: 10,000 runs
-    would otherwise hold some 200 MB of text between builds and in memory."""
+    """One run, prepared. Its two large texts (the facts and the rest of the page before the
+    progress chart; the run's JSON for the download) are some 9 KB a run, 90 MB at 10,000
+    runs: kept as they are (compressing them cost a cold derivation a second of CPU for
+    some 60 MB less in memory and on disk)."""
 
     path: Path
     row: dict[str, Any]
     record: Any
     features: dict[str, Any]
-    before_progress_z: bytes
+    before_progress: str
     progress: Progress | None
     after_progress: str
-    download_z: bytes
+    download: str
     #: The raw files the run lists (the page shows its output): a change prepares it again.
     raw_paths: tuple[str, ...] = ()
     #: What search filters the run by (its configuration's page carries the same).
     facets: dict[str, str] = field(default_factory=dict)
     #: SHA-1 of the page's texts above: with the run's title and links, all a page is made of.
     page_digest: str = ""
-
-
-def _pack(text: str) -> bytes:
-    return zlib.compress(text.encode("utf-8"), 1)
-
-
-def unpack(packed: bytes) -> str:
-    return zlib.decompress(packed).decode("utf-8")
 
 
 def _dumps(value: Any) -> str:
@@ -137,10 +130,10 @@ class Light:
 class PageParts:
     """The texts of a run's page and download: the second of ``Loading``'s two passes."""
 
-    before_progress_z: bytes
+    before_progress: str
     progress: Progress | None
     after_progress: str
-    download_z: bytes
+    download: str
     page_digest: str
 
 
@@ -164,10 +157,13 @@ def prepare_light(run: dict[str, Any], shown: Path) -> Light:
     )
 
 
-def prepare_page(run: dict[str, Any], shown: Path, root: Path) -> PageParts:
-    """One run file's data → the texts of its page and of its download."""
+def prepare_page(
+    run: dict[str, Any], shown: Path, root: Path, row: dict[str, Any] | None = None
+) -> PageParts:
+    """One run file's data → the texts of its page and of its download (``row``: the run's
+    row, when ``prepare_light`` made it already)."""
     results = run.get("results") or {}
-    row = runpage.run_row(run, shown)
+    row = row or runpage.run_row(run, shown)
     front = {
         "subtitle": subtitle(row),
         "figures": runpage.figures(run, row),
@@ -192,19 +188,19 @@ def prepare_page(run: dict[str, Any], shown: Path, root: Path) -> PageParts:
         if row["origin"] == "transcribed"
         else None,
     }
-    before_progress_z = _pack(_items(front))
+    before_progress = _items(front)
     progress = progress_of(run)
     after_progress = _items(after)
-    digest = hashlib.sha1(before_progress_z)
+    digest = hashlib.sha1(before_progress.encode("utf-8"))
     if progress is not None:
         for text in (progress.svg, progress.description_tail, progress.rows_json):
             digest.update(b"\0" + text.encode("utf-8"))
     digest.update(b"\0" + after_progress.encode("utf-8"))
     return PageParts(
-        before_progress_z=before_progress_z,
+        before_progress=before_progress,
         progress=progress,
         after_progress=after_progress,
-        download_z=_pack(json.dumps(run, ensure_ascii=False, default=str)),
+        download=json.dumps(run, ensure_ascii=False, default=str),
         page_digest=digest.hexdigest(),
     )
 
@@ -216,10 +212,10 @@ def joined(light: Light, parts: PageParts) -> Prepared:
         row=light.row,
         record=light.record,
         features=light.features,
-        before_progress_z=parts.before_progress_z,
+        before_progress=parts.before_progress,
         progress=parts.progress,
         after_progress=parts.after_progress,
-        download_z=parts.download_z,
+        download=parts.download,
         raw_paths=light.raw_paths,
         facets=light.facets,
         page_digest=parts.page_digest,
@@ -229,7 +225,8 @@ def joined(light: Light, parts: PageParts) -> Prepared:
 def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
     """One run file's data (``shown`` is its path as pages show it) → what its page and the
     lists need from it alone."""
-    return joined(prepare_light(run, shown), prepare_page(run, shown, root))
+    light = prepare_light(run, shown)
+    return joined(light, prepare_page(run, shown, root, light.row))
 
 
 def _read(path: Path) -> Any:
@@ -256,24 +253,26 @@ def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
 
 
 def _light_file(job: tuple[str, str, str]) -> tuple[Light | str | None, Any]:
-    """Worker, first pass: the run's ``Light`` (or ``None``, or its error), and its data kept
-    for the second pass."""
+    """Worker, first pass: the run's ``Light`` (or ``None``, or its error), and its data and
+    row kept for the second pass."""
     path, shown, _root = job
     try:
         data = _read(Path(path))
         if not isinstance(data, dict):
             return None, None
-        return prepare_light(data, Path(shown)), data
+        light = prepare_light(data, Path(shown))
+        return light, (data, light.row)
     except KbError as exc:
         return str(exc), None
 
 
-def _page_file(job: tuple[str, str, str], data: Any) -> PageParts | str | None:
-    """Worker, second pass: the texts of the run's page, from the data the first kept."""
-    if data is None:
+def _page_file(job: tuple[str, str, str], kept: Any) -> PageParts | str | None:
+    """Worker, second pass: the texts of the run's page, from the data and row the first
+    kept."""
+    if kept is None:
         return None
     try:
-        return prepare_page(data, Path(job[1]), Path(job[2]))
+        return prepare_page(kept[0], Path(job[1]), Path(job[2]), kept[1])
     except KbError as exc:
         return str(exc)
 
@@ -295,8 +294,10 @@ class Loading:
     Many files to prepare are prepared in two passes by worker processes, each keeping its
     share of the files' data in between (``parallel.TwoSteps``): first what the analysis needs
     (``light``: fast), then — while this process analyses, on the core it leaves free — the
-    texts of each page (``prepared`` waits for them). Use it as a context manager: leaving the
-    block by an exception (Ctrl-C included) stops the workers."""
+    texts of each page (``prepared`` waits for them). The cache of many runs is then saved by
+    a forked process while this one goes on. Use it as a context manager: leaving the block waits for
+    that save, or — by an exception (Ctrl-C included) — stops the workers and the save, whose
+    partial file is removed."""
 
     def __init__(self, root: Path, runs_dir: Path | None = None) -> None:
         folder = runs_dir or root / RUNS_DIR
@@ -312,11 +313,14 @@ class Loading:
                 found[path] = hit
         self.found = found
         self.pages: TwoSteps | None = None
+        self.saving: Forked | None = None
         self.lights: dict[str, Light | None] = {}
         fresh = len(self.todo)
         if len(self.todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
             workers = min(os.cpu_count() or 1, 4)
-            self.pages = TwoSteps(_light_file, _page_file, self.todo, workers=workers)
+            self.pages = TwoSteps(
+                _light_file, _page_file, self.todo, workers=workers, behind=True
+            )
             try:
                 done = self.pages.first_results()
                 self.lights = {job[0]: _checked(r) for job, r in zip(self.todo, done, strict=True)}
@@ -340,7 +344,7 @@ class Loading:
 
     def prepared(self) -> list[Prepared]:
         """Every run prepared whole, in path order, once the second pass is done; the cache
-        saved."""
+        being saved (the block's end waits for it)."""
         if self.pages is not None:
             parts = self.pages.second_results()
             self.pages = None
@@ -349,7 +353,10 @@ class Loading:
                 whole = None if light is None else joined(light, _checked(part))
                 self.found[job[0]] = whole
                 self.cache.put(Path(job[0]), whole)
-        self.cache.save(self.paths)
+        if len(self.paths) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+            self.cache.save(self.paths)
+        elif self.saving is None and self.cache.needs_saving(self.paths):
+            self.saving = Forked(partial(self.cache.save, self.paths), behind=True)
         return [run for run in (self.found[p] for p in self.paths) if run is not None]
 
     def __enter__(self) -> Loading:
@@ -358,6 +365,14 @@ class Loading:
     def __exit__(self, kind: object, _value: object, _trace: object) -> None:
         if kind is not None and self.pages is not None:
             self.pages.stop()
+        if self.saving is None:
+            return
+        try:
+            if kind is None:
+                self.saving.result()
+        finally:
+            self.saving.stop()  # nothing left to stop once it is done
+            self.cache.partial_file(self.saving.process.pid).unlink(missing_ok=True)
 
 
 def load(root: Path, runs_dir: Path | None = None) -> list[Prepared]:
@@ -409,19 +424,28 @@ class PreparedCache:
         self.changed = True
         self.entries[str(path)] = (self.before.get(str(path)), self._raw_files(prepared), prepared)
 
+    def needs_saving(self, paths: list[str]) -> bool:
+        """Whether an entry was put, or one is no longer among ``paths``."""
+        return self.changed or sum(p in self.entries for p in paths) != len(self.entries)
+
+    def partial_file(self, pid: int) -> Path:
+        """Where the process ``pid`` writes the cache before putting it in place."""
+        return self.file.with_suffix(f".{pid}.tmp")
+
     def save(self, paths: list[str]) -> None:
-        kept = {p: self.entries[p] for p in paths if p in self.entries}
-        if not self.changed and len(kept) == len(self.entries):
+        """The entries of ``paths`` written in place of the last cache, whole or not at all."""
+        if not self.needs_saving(paths):
             return
+        kept = {p: self.entries[p] for p in paths if p in self.entries}
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.file.with_suffix(f".{os.getpid()}.tmp")
+        unfinished = self.partial_file(os.getpid())
         try:
-            with partial.open("wb") as stream:
+            with unfinished.open("wb") as stream:
                 pickle.dump(
                     {"context": self.context, "entries": kept},
                     stream,
                     protocol=pickle.HIGHEST_PROTOCOL,
                 )
-            partial.replace(self.file)
+            unfinished.replace(self.file)
         except OSError:
-            partial.unlink(missing_ok=True)
+            unfinished.unlink(missing_ok=True)

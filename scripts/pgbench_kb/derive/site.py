@@ -19,6 +19,7 @@ leaves no page behind. Two derivations of the same data write the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gc
 import hashlib
@@ -38,7 +39,7 @@ from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes,
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
-from pgbench_kb.parallel import InWorkers
+from pgbench_kb.parallel import Forked, InWorkers
 from pgbench_kb.runs.stamps import code_fingerprint
 
 #: The package's code: a run page made by other code is made again (``page_inputs``).
@@ -141,8 +142,9 @@ class Site:
         self.files: dict[str, str | Callable[[], str]] = {}
         self.deferred: list[tuple[str, Callable[[], str]]] = []
         self.large: set[str] = set()
-        #: Deferred files' inputs (``defer``), kept as the fourth item of their manifest entry.
-        self.inputs: dict[str, str] = {}
+        #: Deferred files' inputs (``defer``), or what computes them, kept as the fourth item
+        #: of their manifest entry.
+        self.inputs: dict[str, str | Callable[[], str]] = {}
         self.chart_specs = 0
         self.manifest_file = out / ".kb-derive-manifest.json"
         try:
@@ -151,6 +153,17 @@ class Site:
             self.old = {}
         self.new: dict[str, list[Any]] = {}
         self.folders: set[str] = set()
+        #: Files being made by processes of their own (``early``).
+        self.started: dict[str, Forked] = {}
+
+    def __enter__(self) -> Site:
+        return self
+
+    def __exit__(self, kind: object, _value: object, _trace: object) -> None:
+        """Leaving by an exception (Ctrl-C included) ends the processes ``early`` started."""
+        if kind is not None:
+            for worker in self.started.values():
+                worker.stop()
 
     def page(self, path: str, front: dict[str, Any], body: str = "") -> None:
         """A content page, its text made when it is written (``write`` makes the pages of the
@@ -171,26 +184,51 @@ class Site:
         make: Callable[[], str],
         *,
         large: bool = False,
-        inputs: str | None = None,
+        inputs: str | Callable[[], str] | None = None,
     ) -> None:
         """A file whose text ``make`` returns, made and written by ``write``. A ``large`` one
         (a download of every run) is made first, by a worker of its own, so that it does not
         end the writing late on one core. ``inputs``: a digest of everything ``make`` makes
-        the text from; when the last derivation wrote the file from the same inputs and it is
-        still there as written, it is not made again (a run page, after another run was
-        added)."""
+        the text from (or what computes it, only when it is needed); when the last derivation
+        wrote the file from the same inputs and it is still there as written, it is not made
+        again (a run page, after another run was added)."""
         self.deferred.append((relative, make))
         if large:
             self.large.add(relative)
         if inputs is not None:
             self.inputs[relative] = inputs
 
+    def early(self, relative: str, make: Callable[[], str]) -> None:
+        """A file made and written now, by a forked process of its own, while this process goes
+        on: a large one whose inputs are ready long before the others' (``write`` collects it;
+        leaving the ``with`` block by an exception ends it)."""
+        if self.workers() < 2:
+            self.files[relative] = make
+            return
+        self.started[relative] = Forked(
+            partial(_make_and_put_one, self, relative, make), behind=True
+        )
+
+    @staticmethod
+    def workers() -> int:
+        """How many processes may make files at once."""
+        return min(os.cpu_count() or 1, 4)
+
+    def inputs_of(self, relative: str) -> str | None:
+        """The deferred file's inputs (``defer``), computed now if they were not."""
+        inputs = self.inputs.get(relative)
+        if inputs is None or isinstance(inputs, str):
+            return inputs
+        self.inputs[relative] = computed = inputs()
+        return computed
+
     def _unchanged(self, relative: str) -> bool:
         """The last derivation wrote ``relative`` from the inputs it has now, and the file is
         still as written: its manifest entry is kept."""
         before = self.old.get(relative)
-        inputs = self.inputs.get(relative)
-        if inputs is None or not isinstance(before, list) or before[3:] != [inputs]:
+        if not isinstance(before, list) or len(before) != 4 or relative not in self.inputs:
+            return False
+        if before[3:] != [self.inputs_of(relative)]:
             return False
         try:
             stat = os.stat(os.path.join(self.out, relative))
@@ -245,9 +283,10 @@ class Site:
                 done = pending.results()
         finally:
             _DEFERRED.clear()
-        for relative, entry in done:
-            inputs = self.inputs.get(relative)
-            self.new[relative] = entry if inputs is None else [*entry[:3], inputs]
+        self.new.update(done)
+        for relative, worker in self.started.items():
+            self.new[relative] = _checked(worker.result())
+        self.started = {}
         keep = {MARKER, self.manifest_file.name, *self.new}
         top = str(self.out)
         for folder, _dirs, names in os.walk(top, topdown=False):
@@ -264,7 +303,7 @@ class Site:
         """The deferred files made and written — by forked workers, started now, when there
         are many or a large one among them (``results`` waits for them); else here, at
         once."""
-        workers = min(os.cpu_count() or 1, 4)
+        workers = self.workers()
         large = any(relative in self.large for relative, _make in jobs)
         if (len(jobs) < PARALLEL_WRITES_FROM and not large) or workers < 2:
             return _Done(_make_and_put(self, jobs))
@@ -334,16 +373,36 @@ class _CheckedWorkers(InWorkers):
     def results(self) -> list[tuple[str, list[Any]]]:  # type: ignore[override]
         done = []
         for part in super().results():
-            if isinstance(part, str):
-                raise DeriveError(part)
-            done.extend(part)
+            done.extend(_checked(part))
         return done
 
 
 def _make_and_put(
     site: Site, jobs: list[tuple[str, Callable[[], str]]]
 ) -> list[tuple[str, list[Any]]]:
-    return [(relative, site._put(relative, make().encode("utf-8"))) for relative, make in jobs]
+    """Each deferred file made and written: its manifest entry, with its inputs if it has
+    them."""
+    done = []
+    for relative, make in jobs:
+        entry = site._put(relative, make().encode("utf-8"))
+        inputs = site.inputs_of(relative)
+        done.append((relative, entry if inputs is None else [*entry[:3], inputs]))
+    return done
+
+
+def _checked(result: Any) -> Any:
+    """A worker's result; its one-line error (a string) raised as a ``DeriveError``."""
+    if isinstance(result, str):
+        raise DeriveError(result)
+    return result
+
+
+def _make_and_put_one(site: Site, relative: str, make: Callable[[], str]) -> list[Any] | str:
+    """Worker of ``Site.early``: the file's manifest entry, or its one-line error."""
+    try:
+        return site._put(relative, make().encode("utf-8"))
+    except KbError as exc:
+        return str(exc)
 
 
 def _write_deferred_slice(bounds: tuple[int, int]) -> list[tuple[str, list[Any]]] | str:
@@ -377,7 +436,7 @@ def run_page(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any])
     return (
         f"{json.dumps(head, ensure_ascii=False)[:-1]}, "
         f'"params": {{"kind": "run", "run": {json.dumps(row, ensure_ascii=False, allow_nan=False)}'
-        f", {prepared.unpack(run.before_progress_z)}, "
+        f", {run.before_progress}, "
         f'"progress": {progress}, {run.after_progress}, '
         f"{json.dumps(tail, ensure_ascii=False, allow_nan=False)[1:]}}}\n"
     )
@@ -428,7 +487,8 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     out = out or default
     started = time.perf_counter()
     notes.check_pages(root)
-    with prepared.Loading(root, runs_dir) as loading:
+    with contextlib.ExitStack() as stack:
+        loading = stack.enter_context(prepared.Loading(root, runs_dir))
         # While workers make the run pages' texts (the second pass), the analysis.
         light = loading.light()
         # Copies: titles and links are added to these rows, never to what the cache keeps.
@@ -437,7 +497,9 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         known = knowledge.from_records([run.record for run in light], root)
         history = gitlog.history(root)
         prepare_out(out, owned=out.resolve() == default.resolve())
-        site = Site(root, out)
+        site = stack.enter_context(Site(root, out))
+        # Made from the analysis alone: by a process of its own while this one goes on.
+        site.early("static/downloads/comparisons.json", partial(comparisons_text, known))
         analysed = time.perf_counter()
         apart = titles_apart(light)
         for row, words in zip(rows, apart, strict=True):
@@ -446,21 +508,21 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
             row["url"] = run_url(str(row["id"]))
         placed = place_knowledge(site, known, rows, {str(r.row["id"]): r.facets for r in light})
         runs = loading.prepared()
-    for run, row, name in zip(runs, rows, names, strict=True):
-        links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
-        links = links | {"last_change": history["files"].get(run.path.as_posix())}
-        site.defer(
-            f"content/runs/{name}",
-            partial(run_page, run, row, links),
-            inputs=page_inputs(run, row, links),
-        )
-    rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
-    write_run_lists(site, rows_by_date)
-    write_group_list(site, placed["groups"])
-    write_machines(site, rows_by_date, placed)
-    write_lists(site, rows_by_date, placed, known, history)
-    write_downloads(site, runs, rows_by_date, known)
-    site.write()
+        for run, row, name in zip(runs, rows, names, strict=True):
+            links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
+            links = links | {"last_change": history["files"].get(run.path.as_posix())}
+            site.defer(
+                f"content/runs/{name}",
+                partial(run_page, run, row, links),
+                inputs=partial(page_inputs, run, row, links),
+            )
+        rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
+        write_run_lists(site, rows_by_date)
+        write_group_list(site, placed["groups"])
+        write_machines(site, rows_by_date, placed)
+        write_lists(site, rows_by_date, placed, known, history)
+        write_downloads(site, runs, rows_by_date)
+        site.write()
     done = time.perf_counter()
     return (
         f"derived {fmt.count(len(rows), 'run page')}, {fmt.count(len(placed['groups']), 'group')}"
@@ -1257,27 +1319,29 @@ def write_sources(
     )
 
 
+def comparisons_text(known: dict[str, Any]) -> str:
+    """The download of every comparison, interaction and finding (``kb compare --json``)."""
+    found = {k: v for k, v in known.items() if k != "groups"}
+    found.setdefault("format", "pgbench-kb/comparisons/1")
+    return json.dumps(found, ensure_ascii=False, default=str)
+
+
 def write_downloads(
     site: Site,
     runs: list[prepared.Prepared],
     rows: list[dict[str, Any]],
-    known: dict[str, Any],
 ) -> None:
+    """The downloads of every run (JSON, CSV) and their page; ``comparisons_text``'s file is
+    made early (``Site.early``)."""
     head = json.dumps(
         {"format": "pgbench-kb/runs/1", "generated": GENERATED_NOTE, "runs": []}, ensure_ascii=False
     )
 
     def everything() -> str:
-        return head[:-2] + ", ".join(prepared.unpack(run.download_z) for run in runs) + "]}"
+        return head[:-2] + ", ".join(run.download for run in runs) + "]}"
 
-    def comparisons() -> str:
-        found = {k: v for k, v in known.items() if k != "groups"}
-        found.setdefault("format", "pgbench-kb/comparisons/1")
-        return json.dumps(found, ensure_ascii=False, default=str)
-
-    # The two large files are made beside the run pages (Site.defer).
+    # Made beside the run pages (Site.defer).
     site.defer("static/downloads/runs.json", everything, large=True)
-    site.defer("static/downloads/comparisons.json", comparisons, large=True)
     site.static("downloads/runs.csv", csv_text(sorted(rows, key=lambda r: str(r["id"]))))
     site.page(
         "downloads/_index.md",
