@@ -283,6 +283,10 @@ def _checked(result: Any) -> Any:
     return result
 
 
+def _parts(path: str) -> list[str]:
+    return path.split(os.sep)
+
+
 def shown_path(path: Path, root: Path) -> Path:
     return path.relative_to(root) if path.is_relative_to(root) else path
 
@@ -301,14 +305,18 @@ class Loading:
 
     def __init__(self, root: Path, runs_dir: Path | None = None) -> None:
         folder = runs_dir or root / RUNS_DIR
-        self.paths = [str(p) for p in sorted(folder.rglob("*.yaml"))]
+        # In the order of the paths (their parts compared in turn), as strings: 10,000 paths
+        # are sorted and shown a good deal faster so.
+        self.paths = sorted((str(p) for p in folder.rglob("*.yaml")), key=_parts)
         self.cache = PreparedCache(root)
         found: dict[str, Any] = {}
         self.todo = []
+        inside = str(root).rstrip(os.sep) + os.sep
         for path in self.paths:
-            hit = self.cache.get(Path(path))
+            hit = self.cache.get(path)
             if hit is self.cache.MISS:
-                self.todo.append((path, str(shown_path(Path(path), root)), str(root)))
+                shown = path[len(inside) :] if path.startswith(inside) else path
+                self.todo.append((path, shown, str(root)))
             else:
                 found[path] = hit
         self.found = found
@@ -330,7 +338,7 @@ class Loading:
         else:
             for job in self.todo:
                 found[job[0]] = _checked(_prepare_file(job))
-                self.cache.put(Path(job[0]), found[job[0]])
+                self.cache.put(job[0], found[job[0]])
             self.todo = []
         LAST_LOAD.update(prepared=fresh, reused=len(self.paths) - fresh)
 
@@ -352,7 +360,7 @@ class Loading:
                 light = self.lights[job[0]]
                 whole = None if light is None else joined(light, _checked(part))
                 self.found[job[0]] = whole
-                self.cache.put(Path(job[0]), whole)
+                self.cache.put(job[0], whole)
         if len(self.paths) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
             self.cache.save(self.paths)
         elif self.saving is None and self.cache.needs_saving(self.paths):
@@ -410,9 +418,9 @@ class PreparedCache:
             return ()
         return tuple((raw, file_stamp(self.root / raw)) for raw in prepared.raw_paths)
 
-    def get(self, path: Path) -> Any:
-        self.before[str(path)] = now = file_stamp(path)
-        entry = self.entries.get(str(path))
+    def get(self, path: str) -> Any:
+        self.before[path] = now = file_stamp(path)
+        entry = self.entries.get(path)
         if entry is None:
             return self.MISS
         stamp, raws, prepared = entry
@@ -420,9 +428,9 @@ class PreparedCache:
             return self.MISS
         return prepared
 
-    def put(self, path: Path, prepared: Prepared | None) -> None:
+    def put(self, path: str, prepared: Prepared | None) -> None:
         self.changed = True
-        self.entries[str(path)] = (self.before.get(str(path)), self._raw_files(prepared), prepared)
+        self.entries[path] = (self.before.get(path), self._raw_files(prepared), prepared)
 
     def needs_saving(self, paths: list[str]) -> bool:
         """Whether an entry was put, or one is no longer among ``paths``."""

@@ -261,6 +261,11 @@ class Site:
             made = text if isinstance(text, str) else text()
             self.new[relative] = self._put(relative, made.encode("utf-8"))
 
+    def write_ready(self) -> None:
+        """Write every file held so far (not the deferred ones); ``write`` writes the rest."""
+        for relative, text in sorted(self.files.items()):
+            self.emit(relative, text)
+
     def write(self) -> None:
         """Write every file not yet written — the deferred ones in worker processes when there
         are many, while this process writes the others — skipping those whose bytes are
@@ -507,6 +512,14 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
             row["apart"] = ", ".join(words)
             row["url"] = run_url(str(row["id"]))
         placed = place_knowledge(site, known, rows, {str(r.row["id"]): r.facets for r in light})
+        rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
+        write_run_lists(site, rows_by_date)
+        write_group_list(site, placed["groups"])
+        write_machines(site, rows_by_date, placed)
+        write_lists(site, rows_by_date, placed, known, history)
+        write_downloads(site, rows_by_date)
+        # Written while the workers end the second pass: nothing of it needs the pages' texts.
+        site.write_ready()
         runs = loading.prepared()
         for run, row, name in zip(runs, rows, names, strict=True):
             links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
@@ -516,12 +529,8 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
                 partial(run_page, run, row, links),
                 inputs=partial(page_inputs, run, row, links),
             )
-        rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
-        write_run_lists(site, rows_by_date)
-        write_group_list(site, placed["groups"])
-        write_machines(site, rows_by_date, placed)
-        write_lists(site, rows_by_date, placed, known, history)
-        write_downloads(site, runs, rows_by_date)
+        # Made beside the run pages.
+        site.defer("static/downloads/runs.json", partial(runs_json, runs), large=True)
         site.write()
     done = time.perf_counter()
     return (
@@ -1027,15 +1036,27 @@ def write_comparison_pages(
     )
 
 
-def cited_slugs(known: dict[str, Any]) -> dict[int, frozenset[str]]:
-    """For each finding and interaction (by ``id()``), the page slugs of the comparisons it
-    cites: worked out once, not once per comparison page."""
-    return {
-        id(entry): frozenset(knowledge.page_slug(str(c)) for c in entry.get("comparisons") or [])
-        for key in ("findings", "interactions")
-        for entry in known.get(key) or []
-        if isinstance(entry, dict)
-    }
+def cited_slugs(known: dict[str, Any]) -> dict[str, dict[str, list[int]]]:
+    """For findings and interactions: by the page slug of each comparison cited, the positions
+    (in ``known``'s list) of the entries that cite it — worked out once, not once per page."""
+    citing: dict[str, dict[str, list[int]]] = {}
+    for key in ("findings", "interactions"):
+        by_slug = citing[key] = defaultdict(list)
+        for position, entry in enumerate(known.get(key) or []):
+            if isinstance(entry, dict):
+                for slug in {knowledge.page_slug(str(c)) for c in entry.get("comparisons") or []}:
+                    by_slug[slug].append(position)
+    return citing
+
+
+def _citing(
+    known: dict[str, Any], key: str, cited: dict[str, dict[str, list[int]]], ids: set[str]
+) -> list[dict[str, Any]]:
+    """The findings or interactions (``key``) that cite one of the comparisons ``ids``, in
+    their order."""
+    entries = known.get(key) or []
+    positions = sorted({n for slug in ids for n in cited[key].get(slug, ())})
+    return [entries[n] for n in positions]
 
 
 def write_comparison_page(
@@ -1045,24 +1066,17 @@ def write_comparison_page(
     about: str,
     items: list[dict[str, Any]],
     known: dict[str, Any],
-    cited: dict[int, frozenset[str]] | None = None,
+    cited: dict[str, dict[str, list[int]]] | None = None,
 ) -> None:
     """One page of comparisons: an overview chart, the findings and interactions that cite
     them, and each comparison in full."""
     ids = {c["id"] for c in items}
     cited = cited or cited_slugs(known)
 
-    # Whether an entry cites a comparison of this page, tested inline: every page looks at
-    # every finding and interaction (some 20,000 on 10,000 runs).
-    findings = [
-        {"text": str(f.get("text"))}
-        for f in known.get("findings") or []
-        if isinstance(f, dict) and not ids.isdisjoint(cited[id(f)])
-    ]
+    findings = [{"text": str(f.get("text"))} for f in _citing(known, "findings", cited, ids)]
     interactions = [
         {"text": str(i.get("text") or i.get("summary") or i.get("id"))}
-        for i in known.get("interactions") or []
-        if isinstance(i, dict) and not ids.isdisjoint(cited[id(i)])
+        for i in _citing(known, "interactions", cited, ids)
     ]
     overview = None
     rows = [
@@ -1326,22 +1340,17 @@ def comparisons_text(known: dict[str, Any]) -> str:
     return json.dumps(found, ensure_ascii=False, default=str)
 
 
-def write_downloads(
-    site: Site,
-    runs: list[prepared.Prepared],
-    rows: list[dict[str, Any]],
-) -> None:
-    """The downloads of every run (JSON, CSV) and their page; ``comparisons_text``'s file is
-    made early (``Site.early``)."""
+def runs_json(runs: list[prepared.Prepared]) -> str:
+    """The download of every run file, as JSON."""
     head = json.dumps(
         {"format": "pgbench-kb/runs/1", "generated": GENERATED_NOTE, "runs": []}, ensure_ascii=False
     )
+    return head[:-2] + ", ".join(run.download for run in runs) + "]}"
 
-    def everything() -> str:
-        return head[:-2] + ", ".join(run.download for run in runs) + "]}"
 
-    # Made beside the run pages (Site.defer).
-    site.defer("static/downloads/runs.json", everything, large=True)
+def write_downloads(site: Site, rows: list[dict[str, Any]]) -> None:
+    """The CSV of every run and the downloads' page; ``runs_json``'s file is made beside the
+    run pages, ``comparisons_text``'s early (``Site.early``)."""
     site.static("downloads/runs.csv", csv_text(sorted(rows, key=lambda r: str(r["id"]))))
     site.page(
         "downloads/_index.md",
@@ -1354,7 +1363,7 @@ def write_downloads(
                     {
                         "href": "downloads/runs.json",
                         "name": "runs.json",
-                        "about": f"all {fmt.count(len(runs), 'run file')}, as JSON (every field)",
+                        "about": f"all {fmt.count(len(rows), 'run file')}, as JSON (every field)",
                     },
                     {
                         "href": "downloads/runs.csv",
