@@ -240,6 +240,11 @@ class TwoSteps:
         """The first step's results, in the order of the items."""
         return self._collect()
 
+    def second_ready(self) -> bool:
+        """Whether every worker has begun to send its second step's results (after
+        ``first_results``): ``second_results`` will not wait for the step itself."""
+        return all(worker.pipe.poll() for worker in self.workers)
+
     def second_results(self) -> list[Any]:
         """The second step's results, in the order of the items, once every worker is done."""
         results = self._collect()

@@ -350,6 +350,10 @@ class Loading:
             if run is not None
         ]
 
+    def ready(self) -> bool:
+        """Whether ``prepared`` would not wait for the workers' second pass."""
+        return self.pages is None or self.pages.second_ready()
+
     def prepared(self) -> list[Prepared]:
         """Every run prepared whole, in path order, once the second pass is done; the cache
         being saved (the block's end waits for it)."""

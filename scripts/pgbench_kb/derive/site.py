@@ -261,9 +261,12 @@ class Site:
             made = text if isinstance(text, str) else text()
             self.new[relative] = self._put(relative, made.encode("utf-8"))
 
-    def write_ready(self) -> None:
-        """Write every file held so far (not the deferred ones); ``write`` writes the rest."""
+    def write_until(self, enough: Callable[[], bool]) -> None:
+        """Write the files held so far (not the deferred ones) until ``enough()`` says so (it
+        is asked between files); ``write`` writes the rest."""
         for relative, text in sorted(self.files.items()):
+            if enough():
+                return
             self.emit(relative, text)
 
     def write(self) -> None:
@@ -518,8 +521,9 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         write_machines(site, rows_by_date, placed)
         write_lists(site, rows_by_date, placed, known, history)
         write_downloads(site, rows_by_date)
-        # Written while the workers end the second pass: nothing of it needs the pages' texts.
-        site.write_ready()
+        # Written while the workers end the second pass (none of it needs the pages' texts);
+        # the rest, once they are done, beside the run pages.
+        site.write_until(loading.ready)
         runs = loading.prepared()
         for run, row, name in zip(runs, rows, names, strict=True):
             links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
