@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import charts, runpage
+from pgbench_kb.derive import charts, jsontext, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
@@ -72,7 +72,7 @@ class Prepared:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return jsontext.strict(value)
 
 
 def _items(values: dict[str, Any]) -> str:
@@ -200,7 +200,7 @@ def prepare_page(
         before_progress=before_progress,
         progress=progress,
         after_progress=after_progress,
-        download=json.dumps(run, ensure_ascii=False, default=str),
+        download=jsontext.lenient(run),
         page_digest=digest.hexdigest(),
     )
 

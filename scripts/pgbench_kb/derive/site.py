@@ -35,7 +35,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import charts, gitlog, hardware, knowledge, links, notes, prepared, runpage
+from pgbench_kb.derive import (
+    charts,
+    gitlog,
+    hardware,
+    jsontext,
+    knowledge,
+    links,
+    notes,
+    prepared,
+    runpage,
+)
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
@@ -79,7 +89,7 @@ def page_text(front: dict[str, Any], body: str = "") -> str:
     """A content page with JSON front matter (fast to write and to read for 10,000 pages)."""
     front = {"title": front.pop("title"), **front}
     front.setdefault("params", {})["generated"] = GENERATED_NOTE
-    return json.dumps(front, ensure_ascii=False, allow_nan=False) + "\n" + body
+    return jsontext.strict(front) + "\n" + body
 
 
 def prepare_out(out: Path, *, owned: bool = False) -> None:
@@ -171,9 +181,7 @@ class Site:
         self.files[f"content/{path}"] = partial(page_text, front, body)
 
     def data(self, name: str, value: Any) -> None:
-        self.files[f"data/{name}.json"] = json.dumps(
-            {"generated": GENERATED_NOTE, **value}, ensure_ascii=False, allow_nan=False
-        )
+        self.files[f"data/{name}.json"] = jsontext.strict({"generated": GENERATED_NOTE, **value})
 
     def static(self, path: str, text: str) -> None:
         self.files[f"static/{path}"] = text
@@ -436,17 +444,17 @@ def run_page(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any])
         description = f"Throughput of {row['title']}{run.progress.description_tail}"
         # The line is placed in the page itself: one file and one request fewer per run.
         progress = (
-            f'{{"svg": {json.dumps(run.progress.svg, ensure_ascii=False)}, '
-            f'"description": {json.dumps(description, ensure_ascii=False)}, '
+            f'{{"svg": {jsontext.strict(run.progress.svg)}, '
+            f'"description": {jsontext.strict(description)}, '
             f'"rows": {run.progress.rows_json}}}'
         )
     tail = {**links, "generated": GENERATED_NOTE}
     return (
-        f"{json.dumps(head, ensure_ascii=False)[:-1]}, "
-        f'"params": {{"kind": "run", "run": {json.dumps(row, ensure_ascii=False, allow_nan=False)}'
+        f"{jsontext.strict(head)[:-1]}, "
+        f'"params": {{"kind": "run", "run": {jsontext.strict(row)}'
         f", {run.before_progress}, "
         f'"progress": {progress}, {run.after_progress}, '
-        f"{json.dumps(tail, ensure_ascii=False, allow_nan=False)[1:]}}}\n"
+        f"{jsontext.strict(tail)[1:]}}}\n"
     )
 
 
@@ -454,7 +462,7 @@ def page_inputs(run: prepared.Prepared, row: dict[str, Any], links: dict[str, An
     """A digest of everything ``run_page`` makes a run's page from: the prepared texts (their
     digest), the row with the title, the links, and the code that puts them together."""
     digest = hashlib.sha1(f"{CODE}\0{run.page_digest}\0".encode())
-    digest.update(json.dumps([row, links], ensure_ascii=False, default=str).encode("utf-8"))
+    digest.update(jsontext.lenient([row, links]).encode("utf-8"))
     return digest.hexdigest()
 
 
@@ -1341,7 +1349,7 @@ def comparisons_text(known: dict[str, Any]) -> str:
     """The download of every comparison, interaction and finding (``kb compare --json``)."""
     found = {k: v for k, v in known.items() if k != "groups"}
     found.setdefault("format", "pgbench-kb/comparisons/1")
-    return json.dumps(found, ensure_ascii=False, default=str)
+    return jsontext.lenient(found)
 
 
 def runs_json(runs: list[prepared.Prepared]) -> str:
