@@ -246,11 +246,13 @@ class TwoSteps:
         return all(worker.pipe.poll() for worker in self.workers)
 
     def second_results(self) -> list[Any]:
-        """The second step's results, in the order of the items, once every worker is done."""
-        results = self._collect()
+        """The second step's results, in the order of the items (the workers then end on
+        their own: ``join`` waits for that)."""
+        return self._collect()
+
+    def join(self) -> None:
         for worker in self.workers:
             worker.process.join()
-        return results
 
     def stop(self) -> None:
         for worker in self.workers:
@@ -260,8 +262,11 @@ class TwoSteps:
         return self
 
     def __exit__(self, kind: object, _value: object, _trace: object) -> None:
+        """Leaving the block waits for the workers to end, or — by an exception — ends them."""
         if kind is not None:
             self.stop()
+        else:
+            self.join()
 
 
 def _two_steps(

@@ -430,10 +430,10 @@ def test_a_run_page_is_made_again_only_when_what_it_is_made_of_changed(tmp_path,
     log = tmp_path / "made.txt"  # pages may be made in forked workers: counted in a file
     real = site_module.run_page
 
-    def counting(run, row, links):
+    def counting(run, row, *rest):
         with log.open("a", encoding="utf-8") as stream:
             stream.write(f"{row['id']}\n")
-        return real(run, row, links)
+        return real(run, row, *rest)
 
     def made() -> list[str]:
         return log.read_text(encoding="utf-8").split() if log.exists() else []

@@ -55,7 +55,8 @@ class Prepared:
     runs: kept as they are (compressing them cost a cold derivation a second of CPU for
     some 60 MB less in memory and on disk)."""
 
-    path: Path
+    #: The run file's path as pages show it (relative to the root when it is inside).
+    path: str
     row: dict[str, Any]
     record: Any
     features: dict[str, Any]
@@ -118,7 +119,7 @@ class Light:
     """What the analysis, the titles and the links need of a run: the first of ``Loading``'s
     two passes. ``Prepared`` has the same fields (and the page's texts besides)."""
 
-    path: Path
+    path: str
     row: dict[str, Any]
     record: Any
     features: dict[str, Any]
@@ -144,7 +145,7 @@ def prepare_light(run: dict[str, Any], shown: Path) -> Light:
 
     row = runpage.run_row(run, shown)
     return Light(
-        path=shown,
+        path=shown.as_posix(),
         row=row,
         record=record_of(run, shown.as_posix()),
         features=title_features(run),
@@ -158,12 +159,12 @@ def prepare_light(run: dict[str, Any], shown: Path) -> Light:
 
 
 def prepare_page(
-    run: dict[str, Any], shown: Path, root: Path, row: dict[str, Any] | None = None
+    run: dict[str, Any], shown: Path, root: Path, light: Light | None = None
 ) -> PageParts:
-    """One run file's data → the texts of its page and of its download (``row``: the run's
-    row, when ``prepare_light`` made it already)."""
+    """One run file's data → the texts of its page and of its download (``light``: what
+    ``prepare_light`` made of it already)."""
     results = run.get("results") or {}
-    row = row or runpage.run_row(run, shown)
+    row = light.row if light else runpage.run_row(run, shown)
     front = {
         "subtitle": subtitle(row),
         "figures": runpage.figures(run, row),
@@ -181,7 +182,7 @@ def prepare_page(
     }
     after = {
         "raw": runpage.raw_output(run, root),
-        "facets": runpage.facets(run, row),
+        "facets": light.facets if light else runpage.facets(run, row),
         "sort_tps": f"{row['tps']:.6f}" if isinstance(row["tps"], int | float) else None,
         "notes": runpage._get(run, "provenance.notes"),
         "source": runpage._get(run, "provenance.source")
@@ -226,7 +227,7 @@ def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
     """One run file's data (``shown`` is its path as pages show it) → what its page and the
     lists need from it alone."""
     light = prepare_light(run, shown)
-    return joined(light, prepare_page(run, shown, root, light.row))
+    return joined(light, prepare_page(run, shown, root, light))
 
 
 def _read(path: Path) -> Any:
@@ -253,21 +254,21 @@ def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
 
 
 def _light_file(job: tuple[str, str, str]) -> tuple[Light | str | None, Any]:
-    """Worker, first pass: the run's ``Light`` (or ``None``, or its error), and its data and
-    row kept for the second pass."""
+    """Worker, first pass: the run's ``Light`` (or ``None``, or its error), kept with its
+    data for the second pass."""
     path, shown, _root = job
     try:
         data = _read(Path(path))
         if not isinstance(data, dict):
             return None, None
         light = prepare_light(data, Path(shown))
-        return light, (data, light.row)
+        return light, (data, light)
     except KbError as exc:
         return str(exc), None
 
 
 def _page_file(job: tuple[str, str, str], kept: Any) -> PageParts | str | None:
-    """Worker, second pass: the texts of the run's page, from the data and row the first
+    """Worker, second pass: the texts of the run's page, from the data and ``Light`` the first
     kept."""
     if kept is None:
         return None
@@ -321,6 +322,8 @@ class Loading:
                 found[path] = hit
         self.found = found
         self.pages: TwoSteps | None = None
+        #: The workers, once they sent all they had to (joined when the block ends).
+        self.ended: TwoSteps | None = None
         self.saving: Forked | None = None
         self.lights: dict[str, Light | None] = {}
         fresh = len(self.todo)
@@ -359,7 +362,7 @@ class Loading:
         being saved (the block's end waits for it)."""
         if self.pages is not None:
             parts = self.pages.second_results()
-            self.pages = None
+            self.ended, self.pages = self.pages, None
             for job, part in zip(self.todo, parts, strict=True):
                 light = self.lights[job[0]]
                 whole = None if light is None else joined(light, _checked(part))
@@ -377,6 +380,8 @@ class Loading:
     def __exit__(self, kind: object, _value: object, _trace: object) -> None:
         if kind is not None and self.pages is not None:
             self.pages.stop()
+        if self.ended is not None:
+            self.ended.join()
         if self.saving is None:
             return
         try:

@@ -431,10 +431,35 @@ def _write_deferred_slice(bounds: tuple[int, int]) -> list[tuple[str, list[Any]]
         return str(exc)
 
 
-def run_page(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any]) -> str:
+class RunJson:
+    """A run's row and links (with the generated note) as JSON text, made once for both the
+    page (``run_page``) and the digest of its inputs (``page_inputs``)."""
+
+    __slots__ = ("row", "links", "_texts")
+
+    def __init__(self, row: dict[str, Any], links: dict[str, Any]) -> None:
+        self.row = row
+        self.links = links
+        self._texts: tuple[str, str] | None = None
+
+    def texts(self) -> tuple[str, str]:
+        """``(row, tail)``: the row's JSON, and the links' with the note last."""
+        if self._texts is None:
+            tail = {**self.links, "generated": GENERATED_NOTE}
+            self._texts = (jsontext.strict(self.row), jsontext.strict(tail))
+        return self._texts
+
+
+def run_page(
+    run: prepared.Prepared,
+    row: dict[str, Any],
+    links: dict[str, Any],
+    made: RunJson | None = None,
+) -> str:
     """A run page's text: what the run alone gives (prepared once, as JSON text) around its
-    title, row and links. The bytes are those ``page_text`` writes for the same front matter
-    (``{"title", "date", "params": {"kind", "run", …, **links, "generated"}}``)."""
+    title, row and links (``made``: their JSON, if it was made already). The bytes are those
+    ``page_text`` writes for the same front matter (``{"title", "date", "params": {"kind",
+    "run", …, **links, "generated"}}``)."""
     head: dict[str, Any] = {"title": row["title"]}
     date = hugo_date(row["recorded_at"])
     if date:
@@ -448,22 +473,23 @@ def run_page(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any])
             f'"description": {jsontext.strict(description)}, '
             f'"rows": {run.progress.rows_json}}}'
         )
-    tail = {**links, "generated": GENERATED_NOTE}
+    row_json, tail_json = (made or RunJson(row, links)).texts()
     return (
         f"{jsontext.strict(head)[:-1]}, "
-        f'"params": {{"kind": "run", "run": {jsontext.strict(row)}'
+        f'"params": {{"kind": "run", "run": {row_json}'
         f", {run.before_progress}, "
         f'"progress": {progress}, {run.after_progress}, '
-        f"{jsontext.strict(tail)[1:]}}}\n"
+        f"{tail_json[1:]}}}\n"
     )
 
 
-def page_inputs(run: prepared.Prepared, row: dict[str, Any], links: dict[str, Any]) -> str:
+def page_inputs(run: prepared.Prepared, made: RunJson) -> str:
     """A digest of everything ``run_page`` makes a run's page from: the prepared texts (their
     digest), the row with the title, the links, and the code that puts them together."""
-    digest = hashlib.sha1(f"{CODE}\0{run.page_digest}\0".encode())
-    digest.update(jsontext.lenient([row, links]).encode("utf-8"))
-    return digest.hexdigest()
+    row_json, tail_json = made.texts()
+    return hashlib.sha1(
+        f"{CODE}\0{run.page_digest}\0{row_json}\0{tail_json}".encode()
+    ).hexdigest()
 
 
 def csv_text(rows: list[dict[str, Any]]) -> str:
@@ -535,11 +561,12 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         runs = loading.prepared()
         for run, row, name in zip(runs, rows, names, strict=True):
             links = placed["run_links"].get(str(row["id"]), {"comparisons": []})
-            links = links | {"last_change": history["files"].get(run.path.as_posix())}
+            links = links | {"last_change": history["files"].get(run.path)}
+            made = RunJson(row, links)
             site.defer(
                 f"content/runs/{name}",
-                partial(run_page, run, row, links),
-                inputs=partial(page_inputs, run, row, links),
+                partial(run_page, run, row, links, made),
+                inputs=partial(page_inputs, run, made),
             )
         # Made beside the run pages.
         site.defer("static/downloads/runs.json", partial(runs_json, runs), large=True)
