@@ -111,3 +111,78 @@ def test_ctrl_c_between_the_steps_stops_the_workers() -> None:
         signal.signal(signal.SIGINT, before)
     assert time.monotonic() - started < 15
     assert multiprocessing.active_children() == []
+
+
+def forty_two() -> int:
+    return 42
+
+
+def three_parts():
+    yield from ([1], [2, 3], [4])
+
+
+def niceness_and_fail(fail: bool) -> int:
+    if fail:
+        raise ValueError("no")
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_a_forked_function_gives_its_result_its_yields_or_its_error() -> None:
+    from functools import partial
+
+    from pgbench_kb.parallel import Forked
+
+    with Forked(forty_two) as work:
+        assert work.result() == 42
+    with Forked(three_parts) as work:
+        assert [work._receive() for _ in range(3)] == [[1], [2, 3], [4]]
+        work.process.join()
+    with pytest.raises(ValueError, match="no"), Forked(partial(niceness_and_fail, True)) as work:
+        work.result()
+    assert multiprocessing.active_children() == []
+
+
+def test_a_process_behind_the_caller_runs_at_a_lower_priority() -> None:
+    """Work started beside the caller (``behind``) must not slow the caller's own: on two
+    cores, kb derive's analysis goes first."""
+    from functools import partial
+
+    from pgbench_kb.parallel import BEHIND, Forked
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    with Forked(partial(niceness_and_fail, False), behind=True) as work:
+        assert work.result() == min(mine + BEHIND, 19)
+    with Forked(partial(niceness_and_fail, False)) as work:
+        assert work.result() == mine
+
+
+def test_ctrl_c_ends_a_forked_process_at_once() -> None:
+    from functools import partial
+
+    from pgbench_kb.parallel import Forked
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt), Forked(partial(sleep_long, 0)) as work:
+            work.result()
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, before)
+    assert time.monotonic() - started < 15
+    assert multiprocessing.active_children() == []
+
+
+def test_the_first_step_sent_in_parts_comes_back_whole_and_in_order(monkeypatch) -> None:
+    from pgbench_kb import parallel
+
+    monkeypatch.setattr(parallel, "STEP_PART", 3)
+    with parallel.TwoSteps(halve_and_keep, lambda v, k: v + k, range(23), workers=2) as work:
+        assert work.first_results() == [n // 2 for n in range(23)]
+        assert work.second_results() == [n + n * 10 for n in range(23)]
+    with parallel.TwoSteps(halve_and_keep, lambda v, k: v + k, range(1), workers=2) as work:
+        assert work.first_results() == [0]  # a worker with no share sends nothing
+        assert work.second_results() == [0]
+    assert multiprocessing.active_children() == []

@@ -170,6 +170,59 @@ def test_runs_prepared_in_two_passes_by_workers_are_those_prepared_alone(tmp_pat
     assert all("title" not in run.row for run in cached)  # titles are the build's, not the cache's
 
 
+def test_a_derivation_cut_off_while_the_cache_is_saved_leaves_no_partial_cache(
+    tmp_path, monkeypatch
+):
+    """The cache of many runs is saved by a process of its own while the pages are written;
+    an interruption then (Ctrl-C) ends it and removes what it had written, and no process is
+    left."""
+    import multiprocessing
+    import time
+
+    from pgbench_kb.derive import prepared as prepared_module
+    from pgbench_kb.derive import site as site_module
+
+    root = fixture_root(tmp_path)
+    monkeypatch.setattr(prepared_module, "PARALLEL_FROM", 1)
+    real_dump = prepared_module.pickle.dump
+
+    def slow_dump(value, stream, **options):
+        real_dump(value, stream, **options)
+        stream.flush()
+        time.sleep(60)
+
+    def interrupted(self):
+        cache = root / "build" / "cache"
+        for _ in range(200):  # the saving process writes its partial file meanwhile
+            if any(cache.glob("*.tmp")):
+                break
+            time.sleep(0.05)
+        assert any(cache.glob("*.tmp"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prepared_module.pickle, "dump", slow_dump)
+    monkeypatch.setattr(site_module.Site, "write", interrupted)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        derive_site(root=root)
+    assert time.monotonic() - started < 30
+    assert multiprocessing.active_children() == []
+    assert sorted(p.name for p in (root / "build" / "cache").iterdir()) == []
+
+
+def test_a_file_made_early_that_fails_says_so_in_one_line(tmp_path, monkeypatch):
+    """The download of the comparisons is made by a process of its own as soon as the
+    analysis is done (``Site.early``); its error comes back as the derivation's."""
+    from pgbench_kb.derive import site as site_module
+
+    def failing(_known):
+        raise DeriveError("cannot be written", path="comparisons.json", hint="free some space")
+
+    monkeypatch.setattr(site_module, "comparisons_text", failing)
+    with pytest.raises(DeriveError, match="comparisons.json: cannot be written"):
+        derive_site(root=fixture_root(tmp_path))
+
+
 def test_downloads_hold_every_run(derived: Path):
     everything = json.loads((derived / "static" / "downloads" / "runs.json").read_text())
     assert len(everything["runs"]) == len(RUN_FIXTURES)
