@@ -22,7 +22,6 @@ from functools import partial
 from types import GeneratorType
 from typing import Any, Literal
 
-
 #: The niceness of workers that work *beside* the caller (``behind=True``): when the cores are
 #: all busy, the caller — whose work the others wait for — runs first.
 BEHIND = 10
@@ -112,9 +111,9 @@ class Forked:
     """``function()`` started now in one forked process (which shares the caller's memory as
     it is: nothing is pickled but the result), collected later (``result``), so the caller
     works meanwhile. A generator ``function`` sends each value it yields as it goes (what
-    ``TwoSteps`` receives step by step). Use it as a context manager: leaving the block by an exception (Ctrl-C
-    included) ends the process. An exception in ``function`` is raised by ``result``.
-    ``behind``: the process runs at a lower priority (``BEHIND``)."""
+    ``TwoSteps`` receives step by step). Use it as a context manager: leaving the block by an
+    exception (Ctrl-C included) ends the process. An exception in ``function`` is raised by
+    ``result``. ``behind``: the process runs at a lower priority (``BEHIND``)."""
 
     def __init__(self, function: Callable[[], Any], *, behind: bool = False) -> None:
         context = multiprocessing.get_context("fork")

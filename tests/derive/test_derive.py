@@ -219,7 +219,7 @@ def test_a_file_made_early_that_fails_says_so_in_one_line(tmp_path, monkeypatch)
         raise DeriveError("cannot be written", path="comparisons.json", hint="free some space")
 
     monkeypatch.setattr(site_module, "comparisons_text", failing)
-    with pytest.raises(DeriveError, match="comparisons.json: cannot be written"):
+    with pytest.raises(DeriveError, match=r"comparisons\.json: cannot be written"):
         derive_site(root=fixture_root(tmp_path))
 
 

@@ -8,10 +8,10 @@ peak memory of the largest process (the command's own or one of its worker proce
 `getrusage` of a child that runs it), and the 10k/1k time ratio.
 
 `kb derive` is timed cold (ROOT/build moved out of the tree before each run: no cache of
-prepared runs, nothing written before) — the target's case — and, for information, warm (run again on an
-unchanged tree: every run comes from build/cache, every unchanged file is kept). `kb derive`
-writes the charts' Vega-Lite specs; `kb charts`, the next stage of the site build, draws them:
-it is timed cold too (no chart cache), for information.
+prepared runs, nothing written before) — the target's case — and, for information, warm (run
+again on an unchanged tree: every run comes from build/cache, every unchanged file is kept).
+`kb derive` writes the charts' Vega-Lite specs; `kb charts`, the next stage of the site
+build, draws them: it is timed cold too (no chart cache), for information.
 
 The build of the last run is moved aside into the scratch folder (removed at the end), not
 deleted just before the next run: on a file system without a journal (this machine's ext4),

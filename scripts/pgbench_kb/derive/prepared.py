@@ -15,7 +15,6 @@ of its raw files, or the code changed. So a build after adding one run prepares 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import pickle
 from dataclasses import dataclass, field
@@ -298,11 +297,11 @@ class Loading:
 
     Many files to prepare are prepared in two passes by worker processes, each keeping its
     share of the files' data in between (``parallel.TwoSteps``): first what the analysis needs
-    (``light``: fast), then — while this process analyses, on the core it leaves free — the
-    texts of each page (``prepared`` waits for them). The cache of many runs is then saved by
-    a forked process while this one goes on. Use it as a context manager: leaving the block waits for
-    that save, or — by an exception (Ctrl-C included) — stops the workers and the save, whose
-    partial file is removed."""
+    (``light``: fast, sent in parts), then — at a lower priority, while this process analyses
+    — the texts of each page (``prepared`` waits for them). The cache of many runs is then
+    saved by a forked process while this one goes on. Use it as a context manager: leaving the
+    block waits for that save, or — by an exception (Ctrl-C included) — stops the workers and
+    the save, whose partial file is removed."""
 
     def __init__(self, root: Path, runs_dir: Path | None = None) -> None:
         folder = runs_dir or root / RUNS_DIR
@@ -329,9 +328,7 @@ class Loading:
         fresh = len(self.todo)
         if len(self.todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
             workers = min(os.cpu_count() or 1, 4)
-            self.pages = TwoSteps(
-                _light_file, _page_file, self.todo, workers=workers, behind=True
-            )
+            self.pages = TwoSteps(_light_file, _page_file, self.todo, workers=workers, behind=True)
             try:
                 done = self.pages.first_results()
                 self.lights = {job[0]: _checked(r) for job, r in zip(self.todo, done, strict=True)}

@@ -336,7 +336,7 @@ class Site:
     def _put(self, relative: str, data: bytes) -> list[Any]:
         """Write ``data`` at ``relative`` unless the last derivation's manifest shows the same
         bytes still there; return its new manifest entry ``[digest, size, mtime_ns]`` (to which
-        ``write`` adds the file's inputs, when it has them)."""
+        a deferred file's inputs are added, when it has them: ``_make_and_put``)."""
         digest = hashlib.sha1(data).hexdigest()
         target = os.path.join(self.out, relative)
         before = self.old.get(relative)
@@ -435,7 +435,7 @@ class RunJson:
     """A run's row and links (with the generated note) as JSON text, made once for both the
     page (``run_page``) and the digest of its inputs (``page_inputs``)."""
 
-    __slots__ = ("row", "links", "_texts")
+    __slots__ = ("_texts", "links", "row")
 
     def __init__(self, row: dict[str, Any], links: dict[str, Any]) -> None:
         self.row = row
@@ -487,9 +487,7 @@ def page_inputs(run: prepared.Prepared, made: RunJson) -> str:
     """A digest of everything ``run_page`` makes a run's page from: the prepared texts (their
     digest), the row with the title, the links, and the code that puts them together."""
     row_json, tail_json = made.texts()
-    return hashlib.sha1(
-        f"{CODE}\0{run.page_digest}\0{row_json}\0{tail_json}".encode()
-    ).hexdigest()
+    return hashlib.sha1(f"{CODE}\0{run.page_digest}\0{row_json}\0{tail_json}".encode()).hexdigest()
 
 
 def csv_text(rows: list[dict[str, Any]]) -> str:
