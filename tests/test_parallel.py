@@ -186,3 +186,18 @@ def test_the_first_step_sent_in_parts_comes_back_whole_and_in_order(monkeypatch)
         assert work.first_results() == [0]  # a worker with no share sends nothing
         assert work.second_results() == [0]
     assert multiprocessing.active_children() == []
+
+
+def killed() -> int:
+    os._exit(3)
+
+
+def test_a_worker_killed_before_it_is_done_is_one_line_not_a_traceback() -> None:
+    """A worker that dies (the kernel ended it for want of memory, say) is a KbError: the
+    command line says so in one line."""
+    from pgbench_kb.errors import WorkerLost
+    from pgbench_kb.parallel import Forked
+
+    with pytest.raises(WorkerLost, match="ended before it was done \\(exit status 3\\)"):
+        Forked(killed).result()
+    assert multiprocessing.active_children() == []

@@ -86,3 +86,7 @@ class SearchIndexError(KbError):
 
 class RenderError(KbError):
     """``kb render`` cannot lay out the site with Hugo."""
+
+
+class WorkerLost(KbError):
+    """A worker process ended before it had sent what it was doing (killed, out of memory)."""

@@ -22,6 +22,8 @@ from functools import partial
 from types import GeneratorType
 from typing import Any, Literal
 
+from pgbench_kb.errors import WorkerLost
+
 #: The niceness of workers that work *beside* the caller (``behind=True``): when the cores are
 #: all busy, the caller — whose work the others wait for — runs first.
 BEHIND = 10
@@ -131,7 +133,10 @@ class Forked:
             status, value = self.pipe.recv()
         except EOFError:
             self.stop()
-            raise RuntimeError("a worker process stopped before it was done") from None
+            raise WorkerLost(
+                f"a worker process ended before it was done (exit status {self.process.exitcode})",
+                hint="it was killed, perhaps for want of memory; run the command again",
+            ) from None
         except BaseException:
             self.stop()
             raise
