@@ -253,3 +253,23 @@ def test_interaction_figures_never_use_exponents() -> None:
 
     effect = {"change_pct": 6.21, "a": {"center": 11424.66842}, "b": {"center": 12134.010612}}
     assert _effect_text(effect) == "tps rose 6.2% (11,425 → 12,134)"
+
+
+def test_the_json_of_many_comparisons_encoded_in_two_halves_is_json_dumps(knowledge, monkeypatch):
+    """``kb compare --json`` encodes a long list of comparisons in two halves at once, the
+    second in a forked process: the text is the one ``json.dumps`` writes, whatever the
+    number of comparisons (odd, even, too few to split) and whatever text they hold."""
+    from pgbench_kb.analyze import render
+
+    monkeypatch.setattr(render, "SPLIT_JSON_FROM", 2)
+    tricky = {"id": 'quote " and ], "\u00e9', "ratio": float("nan"), "runs": [], "x": {"y": [1]}}
+    for comparisons in (
+        knowledge["comparisons"],
+        knowledge["comparisons"][:3],
+        [*knowledge["comparisons"], tricky],
+        [tricky],
+        [],
+    ):
+        value = {**knowledge, "comparisons": comparisons}
+        assert render.as_json(value) == json.dumps(value)
+    assert len(knowledge["comparisons"]) >= 2  # handed over at least once
