@@ -43,9 +43,7 @@ class InWorkers:
     ``start``: ``fork`` (the workers share the caller's memory as it is: nothing but the items
     and results is pickled) or ``spawn`` (fresh interpreters, for libraries that run threads
     of their own, such as vl-convert). ``chunksize``: items handed to a worker at a time; by
-    default about eight chunks per worker (fewer round trips, yet the work stays balanced).
-    ``behind``: the workers run at a lower priority (``BEHIND``), so that the caller's own work
-    meanwhile goes first."""
+    default about eight chunks per worker (fewer round trips, yet the work stays balanced)."""
 
     def __init__(
         self,
@@ -55,15 +53,12 @@ class InWorkers:
         workers: int,
         chunksize: int | None = None,
         start: Literal["fork", "spawn"] = "fork",
-        behind: bool = False,
     ) -> None:
         items = list(items)
         if chunksize is None:
             chunksize = max(1, len(items) // (workers * 8))
         context = multiprocessing.get_context(start)
-        self.pool = context.Pool(
-            workers, initializer=_ignore_interrupts, initargs=(BEHIND if behind else 0,)
-        )
+        self.pool = context.Pool(workers, initializer=_ignore_interrupts)
         try:
             self.pending = self.pool.map_async(function, items, chunksize)
         except BaseException:
