@@ -208,7 +208,8 @@ class Site:
 
     def early(self, relative: str, make: Callable[[], str]) -> None:
         """A file made and written now, by a forked process of its own, while this process goes
-        on: a large one whose inputs are ready long before the others' (``write`` collects it;
+        on: a large one whose inputs are ready long before the others' — and do not change
+        after, since the process makes it from them as they are now (``write`` collects it;
         leaving the ``with`` block by an exception ends it)."""
         if self.workers() < 2:
             self.files[relative] = make
