@@ -116,14 +116,19 @@ PAYLOAD = (
 )
 
 
-def build_day_one_site_with_payload(root: Path) -> Path:
-    """The repository's site sources and data copied to ``root`` (a new folder), the payload
-    run imported beside them, and the site built; return its public/ folder."""
+def copy_day_one(root: Path) -> Path:
+    """The repository's site sources and data copied to ``root`` (a new folder); returns it."""
     root.mkdir()
     for name in (*SITE_SOURCES, "data"):
         source = REPO / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
-    import_payload_run(root)
+    return root
+
+
+def build_day_one_site_with_payload(root: Path) -> Path:
+    """The repository's site sources and data copied to ``root`` (a new folder), the payload
+    run imported beside them, and the site built; return its public/ folder."""
+    import_payload_run(copy_day_one(root))
     return build_site(root)
 
 

@@ -29,6 +29,20 @@ from pgbench_kb.errors import WorkerLost
 BEHIND = 10
 
 
+#: Worker processes a stage starts at most: beyond four, the sharing costs more than it gives.
+MAX_WORKERS = 4
+
+
+def cores() -> int:
+    """The machine's processors (at least 1)."""
+    return os.cpu_count() or 1
+
+
+def worker_count() -> int:
+    """How many worker processes a stage starts (one per core, at most ``MAX_WORKERS``)."""
+    return min(cores(), MAX_WORKERS)
+
+
 def _ignore_interrupts(nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:

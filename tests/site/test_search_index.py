@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import REPO, build_site, run_kb
+from kbtest import REPO, build_site, copy_day_one, run_kb
 from pgbench_kb.errors import SearchIndexError
 from pgbench_kb.publish import cbor, search_index
 
@@ -59,11 +59,7 @@ def test_cbor_refuses_what_pagefind_does_not_write(hex_bytes):
 def hugo_site(tmp_path_factory) -> Path:
     """The day-one data built once (Hugo + `kb index`); returned without its pagefind/."""
     root = tmp_path_factory.mktemp("index") / "kb"
-    root.mkdir()
-    for name in ("config.toml", "layouts", "static", "content", "data"):
-        source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
-    public = build_site(root)
+    public = build_site(copy_day_one(root))
     site = root.parent / "hugo-only"
     shutil.copytree(public, site, ignore=shutil.ignore_patterns("pagefind"))
     return site

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import REPO, build_site, run_kb, serve, serve_under
+from kbtest import build_site, copy_day_one, run_kb, serve, serve_under
 
 pytestmark = pytest.mark.site
 
@@ -190,11 +190,7 @@ def test_kb_index_help_has_an_example():
 def planted_site(tmp_path_factory) -> Path:
     """The day-one site (scripts/site.sh), then planted pages indexed with its cache."""
     root = tmp_path_factory.mktemp("slices") / "kb"
-    root.mkdir()
-    for name in ("config.toml", "layouts", "static", "content", "data"):
-        source = REPO / name
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
-    public = build_site(root)
+    public = build_site(copy_day_one(root))
     before = manifest(public)
     plant(public)
     plant_tied(public)

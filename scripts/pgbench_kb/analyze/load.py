@@ -13,7 +13,6 @@ records are small, so handing them back is cheap.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 from pgbench_kb.analyze.factors import kind_of, skipped
 from pgbench_kb.analyze.stability import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
-from pgbench_kb.parallel import map_in_workers
+from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
 from pgbench_kb.runs.fastyaml import fast_load
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 
@@ -204,7 +203,7 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
         )
     paths = run_paths(root)
     work = [(str(p), p.relative_to(root).as_posix()) for p in paths]
-    workers = min(jobs or os.cpu_count() or 1, 4)
+    workers = min(jobs, MAX_WORKERS) if jobs else worker_count()
     if len(work) >= PARALLEL_FROM and workers > 1:
         results = map_in_workers(_load_one, work, workers=workers)
     else:

@@ -5,16 +5,15 @@ time, the interactions, the claims and the findings; with ``--json``, the JSON t
 
 from __future__ import annotations
 
-import json
-import os
 import uuid
 from functools import partial
 from typing import Any
 
+from pgbench_kb import jsontext
 from pgbench_kb.analyze.describe import caveat_text, value_text
 from pgbench_kb.analyze.findings import readable_number
 from pgbench_kb.analyze.latency import METRICS
-from pgbench_kb.parallel import Forked
+from pgbench_kb.parallel import Forked, cores
 
 VERDICT_TEXT = {
     "higher": "higher",
@@ -175,8 +174,6 @@ def render_table(knowledge: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-#: ``json.dumps``'s encoder without its search for cycles (the analysis builds a tree).
-_JSON = json.JSONEncoder(check_circular=False)
 #: From this many comparisons, ``as_json`` has a forked process encode them.
 SPLIT_JSON_FROM = 2000
 
@@ -186,14 +183,15 @@ def as_json(knowledge: dict[str, Any]) -> str:
     half of it (some 20,000 on 10,000 runs, 35 of 70 MB of JSON): when they are many, a forked
     process encodes them while this one encodes the rest, and they are put back in place."""
     items = knowledge.get("comparisons")
-    if not isinstance(items, list) or len(items) < SPLIT_JSON_FROM or (os.cpu_count() or 1) < 2:
-        return _JSON.encode(knowledge)
+    if not isinstance(items, list) or len(items) < SPLIT_JSON_FROM or cores() < 2:
+        return jsontext.plain(knowledge)
     # Where the comparisons go: a string no comparison holds, in their place meanwhile.
-    mark = _JSON.encode(f"kb-comparisons-{uuid.uuid4().hex}")
-    with Forked(partial(_JSON.encode, items)) as comparisons:
-        rest = _JSON.encode({**knowledge, "comparisons": json.loads(mark)})
+    token = f"kb-comparisons-{uuid.uuid4().hex}"
+    mark = jsontext.plain(token)
+    with Forked(partial(jsontext.plain, items)) as comparisons:
+        rest = jsontext.plain({**knowledge, "comparisons": token})
         encoded = comparisons.result()
     head, found, tail = rest.partition(mark)
     if not found or mark in tail:  # cannot be (the mark is new): never a wrong text
-        return _JSON.encode(knowledge)
+        return jsontext.plain(knowledge)
     return f"{head}{encoded}{tail}"

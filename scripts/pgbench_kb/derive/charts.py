@@ -33,7 +33,7 @@ from xml.sax.saxutils import escape
 
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.errors import DeriveError
-from pgbench_kb.parallel import map_in_workers
+from pgbench_kb.parallel import cores, map_in_workers, worker_count
 
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 FONT = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
@@ -114,10 +114,10 @@ class ChartRenderer:
         started = time.perf_counter()
         names = sorted(self.pending)
         specs = [self.pending[name] for name in names]
-        if len(specs) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+        if len(specs) >= PARALLEL_FROM and cores() > 1:
             # Spawned, not forked: vl-convert runs threads of its own, and a fork of a process
             # that has used it can hang in the child.
-            workers = min(os.cpu_count() or 1, 4)
+            workers = worker_count()
             svgs = map_in_workers(_draw, specs, workers=workers, chunksize=4, start="spawn")
         else:
             svgs = [_draw(spec) for spec in specs]

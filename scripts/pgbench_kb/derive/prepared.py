@@ -22,11 +22,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import charts, jsontext, runpage
+from pgbench_kb import jsontext
+from pgbench_kb.derive import charts, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
-from pgbench_kb.parallel import Forked, TwoSteps
+from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -326,8 +327,8 @@ class Loading:
         self.saving: Forked | None = None
         self.lights: dict[str, Light | None] = {}
         fresh = len(self.todo)
-        if len(self.todo) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
-            workers = min(os.cpu_count() or 1, 4)
+        if len(self.todo) >= PARALLEL_FROM and cores() > 1:
+            workers = worker_count()
             self.pages = TwoSteps(_light_file, _page_file, self.todo, workers=workers, behind=True)
             try:
                 done = self.pages.first_results()
@@ -365,7 +366,7 @@ class Loading:
                 whole = None if light is None else joined(light, _checked(part))
                 self.found[job[0]] = whole
                 self.cache.put(job[0], whole)
-        if len(self.paths) < PARALLEL_FROM or (os.cpu_count() or 1) < 2:
+        if len(self.paths) < PARALLEL_FROM or cores() < 2:
             self.cache.save(self.paths)
         elif self.saving is None and self.cache.needs_saving(self.paths):
             self.saving = Forked(partial(self.cache.save, self.paths), behind=True)

@@ -35,11 +35,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb import jsontext
 from pgbench_kb.derive import (
     charts,
     gitlog,
     hardware,
-    jsontext,
     knowledge,
     links,
     notes,
@@ -49,7 +49,7 @@ from pgbench_kb.derive import (
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
-from pgbench_kb.parallel import Forked, InWorkers
+from pgbench_kb.parallel import Forked, InWorkers, worker_count
 from pgbench_kb.runs.stamps import code_fingerprint
 
 #: The package's code: a run page made by other code is made again (``page_inputs``).
@@ -221,7 +221,7 @@ class Site:
     @staticmethod
     def workers() -> int:
         """How many processes may make files at once."""
-        return min(os.cpu_count() or 1, 4)
+        return worker_count()
 
     def inputs_of(self, relative: str) -> str | None:
         """The deferred file's inputs (``defer``), computed now if they were not."""
