@@ -15,12 +15,16 @@ from typing import Any
 from pgbench_kb.analyze.claims import check_claims, load_claims
 from pgbench_kb.analyze.curves import curves_of
 from pgbench_kb.analyze.findings import findings_of
-from pgbench_kb.analyze.grids import find_grids
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
-from pgbench_kb.analyze.interactions import find_interactions
 from pgbench_kb.analyze.latency import latency_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
 from pgbench_kb.analyze.pairs import find_comparisons
+from pgbench_kb.analyze.noise import add_noise_context
+from pgbench_kb.analyze.sessions import (
+    interactions_within_sessions,
+    session_of,
+    sessions_summary,
+)
 from pgbench_kb.analyze.stability import group_summaries, stability_of
 
 FORMAT = "pgbench-kb/comparisons/1"
@@ -41,10 +45,8 @@ def knowledge_from_runs(
     that read every comparison as tps."""
     groups: list[Group] = build_groups(runs)
     tps = find_comparisons(groups)
-    interactions = find_interactions(groups, tps)
-    for square in interactions:
-        square["shape"] = "2x2"
-    interactions += find_grids(groups, tps)
+    add_noise_context(tps, groups)
+    interactions = interactions_within_sessions(groups, tps)
     comparisons = tps
     if latency:
         comparisons = sorted(
@@ -52,6 +54,8 @@ def knowledge_from_runs(
             key=lambda c: (c["machine"], c["factor"], c["id"]),
         )
     entries = [group_entry(g) for g in groups]
+    for entry, group in zip(entries, groups, strict=True):
+        entry["session"] = session_of(group)
     steady = stability_of(runs, groups, root)
     return {
         "format": FORMAT,
@@ -60,7 +64,8 @@ def knowledge_from_runs(
         "curves": curves_of(groups),
         "stability": steady,
         "stability_groups": group_summaries(steady),
-        "findings": findings_of(comparisons, interactions),
+        "findings": findings_of(comparisons, interactions, entries),
+        "sessions": sessions_summary(groups),
         "groups": entries,
         "claims": check_claims(claims or [], entries, tps),
         "excluded_runs": excluded_runs(runs),

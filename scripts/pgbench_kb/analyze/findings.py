@@ -2,15 +2,20 @@
 
 A finding is written for every comparison whose verdict is outside the noise (``higher`` or
 ``lower``) and for every comparison whose spread is unknown (clearly marked "spread not
-published" or "single runs"), never for one within the noise. Each names its evidence: the
-comparison (or interaction) ids and the two groups. Caveats (``differs_also``) are part of the
-sentence, so a conclusion resting on a confound says so where it is read.
+published" or "single runs", with no verdict, and with what this knowledge base has measured of
+noise on comparable groups for scale), never for one within the noise and never for one that is
+``not_comparable`` (different bench sessions or sources). Each names its evidence: the
+comparison (or interaction) ids and the two groups, and states its conditions (the source and
+its year or our bench and its day, the PostgreSQL version). Confounds (``confounds``) and
+caveats (``differs_also``) are part of the sentence, so a conclusion resting on a confound says
+so where it is read. ``ranking`` orders them for tuners and marks the key ones.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from pgbench_kb.analyze import ranking
 from pgbench_kb.analyze.describe import caveat_text, value_text
 from pgbench_kb.analyze.latency import METRIC_WORDS
 
@@ -43,10 +48,12 @@ def _context(c: dict[str, Any]) -> str:
 
 
 def _what(side: dict[str, Any]) -> str:
+    """What a figure is: ``one run``, ``median of 3`` (of our runs), ``published mean of 3``
+    (a source's statistic, whether or not it listed the runs)."""
     stat, n = side["statistic"], side["n"]
     if stat == "single" or n == 1:
         return "one run"
-    return f"{stat} of {n}"
+    return f"published {stat} of {n}" if side.get("published") else f"{stat} of {n}"
 
 
 def _change(c: dict[str, Any]) -> str:
@@ -67,24 +74,79 @@ def _noise(c: dict[str, Any]) -> str:
     if c["verdict"] == "spread_unknown":
         unknown = [s for s in (c["a"], c["b"]) if not s["spread"]]
         if all(s["n"] <= 1 for s in unknown):
-            return "single runs, so the noise is unknown"
-        return "spread not published, so the noise is unknown"
+            words = "single runs, so the noise is unknown and no verdict is given"
+        else:
+            words = "spread not published, so the noise is unknown and no verdict is given"
+        return words + _scale_of_noise(c.get("noise_context"))
     low, high = c["test"]["ci95_ratio"]
-    return f"outside the noise of the repeats: 95% interval of the ratio {low:.3g}–{high:.3g}"
+    basis = (c.get("sessions") or {}).get("basis")
+    if basis == "between-session variance":
+        between = c["sessions"]["between"]
+        where = (
+            f"outside the noise of repeats and of bench sessions (the sessions' variance "
+            f"estimated from {count(between['configurations'], 'configuration')} measured "
+            f"in {between['sessions']} sessions)"
+        )
+    elif basis == "one session":
+        where = "outside the noise of the repeats, all measured in one bench session"
+    else:
+        where = "outside the noise of the repeats"
+    return f"{where}: 95% interval of the ratio {low:.3g}–{high:.3g}"
+
+
+def _scale_of_noise(context: dict[str, Any] | None) -> str:
+    """What this knowledge base has measured of noise on comparable groups, for scale."""
+    if not context:
+        return ""
+    low, high = context["cv_pct_min"], context["cv_pct_max"]
+    return (
+        f"; for scale, the {count(context['groups'], context['workload'] + ' group')} "
+        f"with repeats in this knowledge base have run-to-run CVs of {low:.2g}–{high:.2g}% "
+        f"(median {context['cv_pct_median']:.2g}%)"
+    )
+
+
+def count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _caveats(c: dict[str, Any]) -> str:
-    if not c["differs_also"]:
-        return ""
-    return " Caveat: " + "; ".join(caveat_text(d) for d in c["differs_also"]) + "."
+    out = ""
+    confounds = [x["text"] for x in c.get("confounds") or []]
+    if confounds:
+        out += " Confound: " + "; ".join(confounds) + "."
+    if c["differs_also"]:
+        out += " Caveat: " + "; ".join(caveat_text(d) for d in c["differs_also"]) + "."
+    return out
 
 
-def comparison_finding(c: dict[str, Any]) -> dict[str, Any]:
+def _conditions(c: dict[str, Any], groups: dict[str, dict[str, Any]]) -> str:
+    """`` (PgBench, 2006; PostgreSQL 8.0)``: where the numbers come from, when, and the
+    version they hold for (when both sides share it)."""
+    side = groups.get(c["a"]["group"]) or {}
+    other = groups.get(c["b"]["group"]) or {}
+    parts = []
+    incidental = side.get("incidental") or {}
+    when = str(incidental.get("provenance.recorded_at") or "")[:4]
+    if side.get("origin") == "transcribed" and side.get("source"):
+        parts.append(f"{side['source']}, {when}" if when else str(side["source"]))
+    elif side.get("origin") == "measured":
+        day = str(incidental.get("provenance.recorded_at") or "")[:10]
+        parts.append(f"our bench, {day}" if day else "our bench")
+    version = (side.get("factors") or {}).get("postgres.version")
+    if version and version == (other.get("factors") or {}).get("postgres.version"):
+        parts.append(f"PostgreSQL {version}")
+    return f" [{'; '.join(parts)}]" if parts else ""
+
+
+def comparison_finding(
+    c: dict[str, Any], groups: dict[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     a, b = c["a"], c["b"]
     direction = "higher" if c["change_pct"] >= 0 else "lower"
     text = (
-        f"On {c['machine']}{_context(c)}, {_change(c)}: tps {abs(c['change_pct']):.1f}% "
-        f"{direction} "
+        f"On {c['machine']}{_context(c)}{_conditions(c, groups or {})}, {_change(c)}: "
+        f"tps {abs(c['change_pct']):.1f}% {direction} "
         f"({readable_number(a['center'])} → {readable_number(b['center'])}, "
         f"{_what(a)} vs {_what(b)}; "
         f"{_noise(c)}).{_caveats(c)}"
@@ -96,6 +158,7 @@ def comparison_finding(c: dict[str, Any]) -> dict[str, Any]:
         "machine": c["machine"],
         "verdict": c["verdict"],
         "kind": "comparison",
+        **ranking.place(c),
     }
 
 
@@ -153,24 +216,37 @@ def latency_finding(c: dict[str, Any], latency: list[dict[str, Any]]) -> dict[st
 
 
 def findings_of(
-    comparisons: list[dict[str, Any]], interactions: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]],
+    interactions: list[dict[str, Any]],
+    groups: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """The findings, in the order of the comparisons (a latency finding after its tps
-    comparison's), then the interactions."""
+    """The findings, ranked for tuners (``ranking``: storage, durability, memory,
+    checkpoints, versions and OS before pgbench's own parameters; a latency finding right after
+    its tps comparison's), then the interactions. ``groups``: the group entries, for the
+    conditions each sentence states (source and year, PostgreSQL version). A comparison that
+    is ``not_comparable`` gets no finding."""
+    by_group = {g["id"]: g for g in groups or []}
     latency: dict[str, list[dict[str, Any]]] = {}
     for c in comparisons:
-        if c.get("metric", "tps") != "tps":
+        if c.get("metric", "tps") != "tps" and c["verdict"] != "not_comparable":
             latency.setdefault(c["tps_comparison"], []).append(c)
-    out = []
+    ranked: list[tuple[list[Any], list[dict[str, Any]]]] = []
     for c in comparisons:
         if c.get("metric", "tps") != "tps" or c["change_pct"] is None:
             continue
+        if c["verdict"] == "not_comparable":
+            continue
+        place = ranking.place(c)
+        told = []
         if c["verdict"] != "within_noise":
-            out.append(comparison_finding(c))
+            told.append(comparison_finding(c, by_group))
         if c["id"] in latency:
             extra = latency_finding(c, latency[c["id"]])
             if extra is not None:
-                out.append(extra)
+                told.append({**extra, **place, "leads": False})
+        if told:
+            ranked.append((place["rank"], told))
+    out = [f for _rank, told in sorted(ranked, key=lambda r: r[0]) for f in told]
     for i in interactions:
         out.append(
             {
@@ -181,6 +257,11 @@ def findings_of(
                 "verdict": i["verdict"],
                 "kind": "interaction",
                 "interaction": i["id"],
+                "topic": ranking.topic_of(i["factor"]),
+                "question": ranking.question_of(i["factor"]),
+                "unsafe": False,
+                "leads": False,
             }
         )
+    ranking.mark_key(out)
     return out

@@ -42,6 +42,9 @@ class Group:
     keys: dict[str, Any] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     spread: dict[str, Any] | None = None
+    #: The centre is a statistic a source published (a median or mean of several runs), not
+    #: one computed here from the runs.
+    published: bool = False
 
     @functools.cached_property
     def log_stats(self) -> tuple[float, float, int]:
@@ -138,7 +141,8 @@ def _make(group_id: str, runs: list[RunRecord]) -> Group | None:
     measured = [r.tps for r in runs if r.tps is not None]
     if not measured:
         return None
-    if len(runs) == 1 and first.statistic in ("median", "mean") and first.of_runs > 1:
+    published = len(runs) == 1 and first.statistic in ("median", "mean") and first.of_runs > 1
+    if published:
         statistic, n, center = first.statistic, first.of_runs, first.tps
         values = first.samples
     else:
@@ -159,6 +163,7 @@ def _make(group_id: str, runs: list[RunRecord]) -> Group | None:
         center=center,
         values=values,
         keys={p: key(v) for p, v in first.factors.items()},
+        published=published,
     )
 
 
@@ -269,6 +274,7 @@ def group_entry(group: Group) -> dict[str, Any]:
         "metric": "tps",
         "n": group.n,
         "statistic": group.statistic,
+        "published": group.published,
         "center": group.center,
         **group.stats,
         "spread": spread_of(group),

@@ -25,7 +25,7 @@ import statistics
 from typing import Any
 
 from pgbench_kb.analyze.groups import Group, spread_values
-from pgbench_kb.analyze.verdict import welch_log
+from pgbench_kb.analyze.sessions import Between, estimate, judge, session_of
 
 #: metric name → (where the run holds it, the short name used in ids and the table).
 METRICS: dict[str, tuple[str, str]] = {
@@ -46,6 +46,12 @@ METRIC_WORDS = {
 
 BETTER_WHEN = {"tps": "higher"}
 
+#: The fewest logged latencies a run's percentile may rest on to be compared: a p95 from
+#: fewer than 200 latencies rests on its slowest ten or fewer, a p99 from fewer than 1,000 on
+#: its slowest ten or fewer (docs/comparisons.md, "Sample rules"). A percentile whose count is
+#: not known (a source's figure) is not compared either.
+MIN_LATENCIES = {"p95": 200, "p99": 1_000, "p999": 10_000}
+
 
 def better_when(metric: str) -> str:
     """``higher`` when more is better (tps), ``lower`` otherwise (every latency)."""
@@ -64,12 +70,20 @@ def _run_value(run: Any, where: str) -> float | None:
     if where == "avg":
         value = run.latency_avg_ms
     else:
-        facts = run.series or {}
-        percentiles = (facts.get("results") or {}).get("latency_percentiles_ms") or {}
+        results = (run.series or {}).get("results") or {}
+        percentiles = results.get("latency_percentiles_ms") or {}
         value = percentiles.get(where)
+        if where in MIN_LATENCIES and logged(results) < MIN_LATENCIES[where]:
+            return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
         return None
     return float(value)
+
+
+def logged(results: dict[str, Any]) -> int:
+    """How many logged latencies a run's percentiles rest on (0 when not known)."""
+    count = (results.get("latency_percentiles_from") or {}).get("latencies")
+    return count if isinstance(count, int) and not isinstance(count, bool) else 0
 
 
 def group_latency(group: Group) -> dict[str, dict[str, Any]]:
@@ -124,6 +138,7 @@ def latency_comparisons(
             latency[gid] = group_latency(by_id[gid]) if gid in by_id else {}
         return latency[gid]
 
+    between = _between(groups, of)
     out = []
     for c in comparisons:
         la, lb = of(c["a"]["group"]), of(c["b"]["group"])
@@ -134,7 +149,13 @@ def latency_comparisons(
             if fa is None or fb is None:
                 continue
             ratio = fb["center"] / fa["center"]
-            test = welch_log(fa["values"], fb["values"])
+            test, sessions = judge(
+                by_id[c["a"]["group"]],
+                by_id[c["b"]["group"]],
+                lambda g, m=metric: of(g.id)[m]["values"],
+                between[metric],
+                c["differs_also"],
+            )
             out.append(
                 {
                     **c,
@@ -147,8 +168,26 @@ def latency_comparisons(
                     "change_pct": round((ratio - 1) * 100, 2),
                     "verdict": test.verdict,
                     "test": test.as_dict(),
+                    "sessions": sessions,
                     "better_when": better_when(metric),
                     "outcome": outcome(test.verdict, metric),
                 }
             )
+    return out
+
+
+def _between(groups: list[Group], of: Any) -> dict[str, dict[Any, Between]]:
+    """Each latency metric's between-session variance per machine (as tps's, from the groups
+    measured in bench sessions)."""
+    out = {}
+    for metric in METRICS:
+        cells = []
+        for g in groups:
+            session = session_of(g)
+            figures = of(g.id).get(metric)
+            if figures is None or session.startswith("source "):
+                continue
+            values = figures["values"] or ([figures["center"]] if figures["n"] == 1 else None)
+            cells.append((g.hardware_key, g.factor_key, session, values))
+        out[metric] = estimate(cells)
     return out

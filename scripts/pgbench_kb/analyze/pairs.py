@@ -29,11 +29,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from pgbench_kb.analyze import describe
+from pgbench_kb.analyze.confounds import confounds_of, same_disks
 from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label
 from pgbench_kb.analyze.groups import Group, latency_center, slug
 from pgbench_kb.analyze.latency import outcome
 from pgbench_kb.analyze.load import key
-from pgbench_kb.analyze.verdict import welch_log
+from pgbench_kb.analyze.sessions import Between, judge, machine_between
 
 MASK = (1 << 64) - 1
 
@@ -158,6 +159,7 @@ def side(
         "runs": [r.id for r in group.runs],
         "n": group.n,
         "statistic": group.statistic,
+        "published": group.published,
         "center": group.center,
         "spread": group.spread,
         "latency_avg_ms": latency_center(group),
@@ -182,15 +184,21 @@ def comparison_id(factor: str, family: str, a: Group, b: Group) -> str:
 
 
 def compare(
-    a: Group, b: Group, fields: frozenset[str], family: Family | None, kind: str = "pair"
+    a: Group,
+    b: Group,
+    fields: frozenset[str],
+    family: Family | None,
+    kind: str = "pair",
+    between: dict[Any, Between] | None = None,
 ) -> dict[str, Any]:
     """One comparison of B against A. ``fields``: the factors that differ (for a machine
-    comparison, the storage fields that differ with the machine)."""
+    comparison, the storage fields that differ with the machine); ``between``: the machines'
+    between-session variances (``sessions.machine_between``), without which a comparison
+    across bench sessions is ``not_comparable``."""
     on_machines = kind == "machine"
     composite = len(fields) > 1 and not on_machines
     factor = "+".join(["machine", *sorted(fields)] if on_machines else sorted(fields))
     ratio = b.center / a.center if a.center else None
-    test = welch_log(a.values, b.values)
     a_keys, b_keys = a.keys, b.keys
     held = {
         f: a.factors[f]
@@ -202,6 +210,7 @@ def compare(
         for f in sorted(a.incidental.keys() | b.incidental.keys())
         if key(a.incidental.get(f)) != key(b.incidental.get(f))
     ]
+    test, sessions = judge(a, b, _values, between or {}, differs_also)
     if on_machines:
         family_name = "machine"
         text = "machine" if not fields else "machine and its storage"
@@ -226,9 +235,16 @@ def compare(
         "change_pct": None if ratio is None else round((ratio - 1) * 100, 2),
         "verdict": test.verdict,
         "test": test.as_dict(),
+        "sessions": sessions,
+        "confounds": confounds_of(a, b, fields),
+        "same_disks": same_disks(a, b, fields),
         "better_when": "higher",
         "outcome": outcome(test.verdict, "tps"),
     }
+
+
+def _values(group: Group) -> list[float] | None:
+    return group.values
 
 
 def _same_outside(x: Group, y: Group, inside: Any) -> bool:
@@ -419,6 +435,7 @@ def _cumulative(chain: list[Group]) -> list[Group] | None:
 def find_comparisons(groups: list[Group]) -> list[dict[str, Any]]:
     """Every controlled comparison among ``groups``, sorted by machine, factor and id."""
     items = [Item(g) for g in groups]
+    between = machine_between(groups)
     found: dict[tuple[str, str], dict[str, Any]] = {}
     edges: dict[str, set[str]] = defaultdict(set)
 
@@ -427,7 +444,7 @@ def find_comparisons(groups: list[Group]) -> list[dict[str, Any]]:
         if pair in found:
             return
         a, b = orient(x, y, fields)
-        found[pair] = compare(a, b, fields, family, kind)  # type: ignore[index]
+        found[pair] = compare(a, b, fields, family, kind, between)  # type: ignore[index]
         if kind == "pair" and fields:
             edges[x.id].add(y.id)
             edges[y.id].add(x.id)
@@ -454,7 +471,7 @@ def find_comparisons(groups: list[Group]) -> list[dict[str, Any]]:
             if pair not in found:
                 a, b = first, last
                 ordered = chain
-                result = compare(a, b, fields, family, "span")
+                result = compare(a, b, fields, family, "span", between)
                 result["steps"] = [g.id for g in ordered]
                 found[pair] = result  # type: ignore[index]
     for x, y, fields in machine_pairs(groups):

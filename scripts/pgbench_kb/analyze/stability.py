@@ -701,6 +701,7 @@ def run_facts(data: Mapping[str, Any], text: str | None = None) -> dict[str, Any
             "tps": results.get("tps"),
             "latency_avg_ms": results.get("latency_avg_ms"),
             "latency_percentiles_ms": percentiles,
+            "latency_percentiles_from": results.get("latency_percentiles_from"),
             "progress": progress,
         },
         "server_stats": {

@@ -126,13 +126,14 @@ class Test:
     ci_low: float | None
     ci_high: float | None
     df: float | None
+    method: str = METHOD
 
     def as_dict(self) -> dict[str, object]:
         ci = None
         if self.ci_low is not None and self.ci_high is not None:
             ci = [round(self.ci_low, 4), round(self.ci_high, 4)]
         return {
-            "method": METHOD if ci is not None else None,
+            "method": self.method if ci is not None else None,
             "ci95_ratio": ci,
             "df": None if self.df is None else round(self.df, 2),
         }

@@ -1,0 +1,134 @@
+"""Confounds a tuner knows, in words: what else a comparison changes besides its factor.
+
+``differs_also`` lists incidental fields that differ; these are differences *inside* the
+compared factor (or the workload it runs) that change what the comparison measures:
+
+* ``disks_added``: WAL moved to an array of its own while the data array keeps its disks, so
+  the machine has more disks on one side (4 → 6): the gain may be the spindles, not the
+  placement. When the total is the same on both sides, the comparison is the same disks
+  arranged two ways (``same_disks``), the cleanest answer to "WAL on its own disks?".
+* ``compound_storage``: the data array changes in more than one way at once (RAID level,
+  disk count, media, rpm), so no single one of them can take the credit.
+* ``branch_contention``: a TPC-B-like workload (tpcb-like, simple-update) with fewer branches
+  (the scale) than clients: every transaction updates one branch row, so many clients queue on
+  each other's row locks and the result measures that queue more than the factor.
+* ``unsafe``: a side runs with a setting that can lose or corrupt data after a crash
+  (``fsync = off``, ``full_page_writes = off``): a reference point, never a recommendation.
+
+Each entry is ``{"kind", "text"}``; the text is a sentence fragment that reads after
+"Confound:" and is written from the groups' own fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Builtin workloads that update one of ``scale`` branch rows in every transaction.
+BRANCH_UPDATING = ("tpcb-like", "simple-update")
+
+#: Settings that make a server unsafe against crashes when off.
+UNSAFE_OFF = ("postgres.settings.fsync", "postgres.settings.full_page_writes")
+
+_ARRAY = {
+    "storage.data.array.level": "RAID level",
+    "storage.data.array.disks": "disk count",
+    "storage.data.array.media": "media",
+    "storage.data.array.rpm": "rpm",
+}
+
+
+def total_disks(factors: dict[str, Any]) -> int | None:
+    """Data disks plus the WAL array's when WAL has an array of its own; None when unknown."""
+    data = factors.get("storage.data.array.disks")
+    if not isinstance(data, int):
+        return None
+    if factors.get("storage.wal.placement") in (None, "with-data"):
+        return data
+    wal = factors.get("storage.wal.array.disks")
+    return data + wal if isinstance(wal, int) else None
+
+
+def is_off(value: Any) -> bool:
+    return value is False or (isinstance(value, str) and value.lower() in ("off", "false", "0"))
+
+
+def unsafe_settings(factors: dict[str, Any]) -> list[str]:
+    """``fsync = off`` and the like, set on this group."""
+    return [
+        f"{path.rsplit('.', 1)[1]} = off"
+        for path in UNSAFE_OFF
+        if path in factors and is_off(factors[path])
+    ]
+
+
+def _wal_fields(fields: frozenset[str]) -> bool:
+    return any(f.startswith("storage.wal.") for f in fields)
+
+
+def same_disks(a: Any, b: Any, fields: frozenset[str]) -> bool:
+    """WAL placement changes and the total number of disks does not: the same disks arranged
+    two ways."""
+    if "storage.wal.placement" not in fields:
+        return False
+    ta, tb = total_disks(a.factors), total_disks(b.factors)
+    return ta is not None and ta == tb
+
+
+def confounds_of(a: Any, b: Any, fields: frozenset[str]) -> list[dict[str, str]]:
+    """What the comparison of groups ``a`` and ``b`` on ``fields`` changes besides its
+    factor (see the module's docstring)."""
+    out: list[dict[str, str]] = []
+    if _wal_fields(fields):
+        ta, tb = total_disks(a.factors), total_disks(b.factors)
+        if ta is not None and tb is not None and ta != tb:
+            out.append(
+                {
+                    "kind": "disks_added",
+                    "text": f"the machine has {ta} disks on one side and {tb} on the other, so "
+                    "the difference may come from the added spindles rather than from where "
+                    "WAL is written",
+                }
+            )
+    changed = [name for path, name in _ARRAY.items() if path in fields]
+    if len(changed) > 1:
+        out.append(
+            {
+                "kind": "compound_storage",
+                "text": "the data array changes in "
+                + _and(changed)
+                + " at once, so no one of them can take the credit",
+            }
+        )
+    for side, group in (("A", a), ("B", b)):
+        scale = group.factors.get("benchmark.scale")
+        clients = group.factors.get("benchmark.clients")
+        workload = group.factors.get("benchmark.workload.name")
+        if (
+            workload in BRANCH_UPDATING
+            and isinstance(scale, int | float)
+            and isinstance(clients, int)
+            and scale < clients
+        ):
+            out.append(
+                {
+                    "kind": "branch_contention",
+                    "text": f"{workload} at scale {scale:g} with {clients} clients (side {side}) "
+                    "has fewer branch rows than clients, so clients queue on each other's row "
+                    "locks and that queue is part of what is measured",
+                }
+            )
+            break
+    unsafe = sorted(set(unsafe_settings(a.factors)) | set(unsafe_settings(b.factors)))
+    if unsafe:
+        out.append(
+            {
+                "kind": "unsafe",
+                "text": _and(unsafe) + " can lose or corrupt data in a crash: an unsafe "
+                "reference point, not a setting to run",
+            }
+        )
+    return out
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

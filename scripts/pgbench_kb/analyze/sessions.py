@@ -1,0 +1,288 @@
+"""Bench sessions as a level of variation: which comparisons can be judged, and how.
+
+Repeats inside one bench session share that session's state of the machine (its load, its
+caches, the server just started, the files just written), so their spread measures only the
+noise *within* the session. Two sessions of the same configuration can differ far more (on the
+development machine one configuration gave 45,314 tps in one session and 12,197 in another).
+Kalibera and Jones ("Rigorous Benchmarking in Reasonable Time", ISMM 2013) call this a level of
+repetition: each level that varies adds its own variance, and a comparison has to be replicated
+at the highest level that varies, or that level's variance has to be known. Georges et al.
+("Statistically Rigorous Java Performance Evaluation", OOPSLA 2007) make the same point for
+VM invocations against iterations inside one invocation.
+
+So a comparison is judged by the repeats' noise only when its two groups come from one bench
+session (for transcribed figures: one source, whose own design we take as it is). Otherwise:
+
+* when the machine has configurations measured in two or more sessions, the between-session
+  variance component is estimated from them (``BetweenSessions``) and added to the interval of
+  the comparison (``test.method`` names it);
+* when it has none, the comparison is ``not_comparable``: nothing measured how far sessions of
+  that machine move a result, so no verdict is possible, and no finding or interaction rests
+  on it.
+
+A comparison whose sides also differ in how each run was made — run length (``-T``/``-t``, or
+one against the other), warm-up, pgbench's own version — is ``not_comparable`` across
+sessions even then: the between-session variance was measured with the design held constant
+and says nothing of those differences. Inside one session or source they stay caveats.
+
+The estimator (one-way random effects, per configuration, pooled per machine): for a
+configuration measured in k ≥ 2 sessions with session means m_i of the logarithms, within
+variances s_i² and n_i runs, the between-session component is the variance of the m_i less the
+part the within noise explains, ``max(0, var(m_i) − mean(s_i² / n_i))``, with k − 1 degrees of
+freedom. The machine's estimate pools the configurations by their degrees of freedom. The
+cross-session interval is Welch's on the logarithms with ``2σ²_b`` added to the variance of
+the difference (each side's mean carries one session's effect), the degrees of freedom by
+Welch–Satterthwaite with the pooled k − 1 for that term: with one configuration in two
+sessions (one degree of freedom) the interval is very wide, as it should be.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pgbench_kb.analyze.verdict import CONFIDENCE, METHOD, Test, t_quantile, welch_log
+
+#: ``test.method`` of a cross-session comparison judged with the between-session variance.
+BETWEEN_METHOD = f"{METHOD}+between-session"
+
+#: Incidental fields that say how each run was made; across sessions they are not covered by
+#: a between-session variance measured with the design held constant.
+HOW_RUN = (
+    "benchmark.duration_s",
+    "benchmark.transactions_per_client",
+    "benchmark.warmup",
+    "benchmark.pgbench_version",
+)
+
+
+def session_of(group: Any) -> str:
+    """The session a group was measured in: its bench session (``bench <start>-<token>``), its
+    source for transcribed figures (``source <title>``), for other measured runs their machine
+    and day (``day <machine> <YYYY-MM-DD>``: imported runs carry no bench session), else the
+    group itself (a session of its own)."""
+    session = group.incidental.get("repeat.session")
+    if isinstance(session, str) and session:
+        return f"bench {session}"
+    first = group.runs[0]
+    if all(r.origin == "transcribed" for r in group.runs) and first.source_title:
+        return f"source {first.source_title}"
+    day = group.incidental.get("provenance.recorded_at")
+    if isinstance(day, str) and len(day) == 10:
+        # Imported runs carry no bench session: those of one machine and one day are taken
+        # as one session (the harness always records its own).
+        return f"day {group.machine} {day}"
+    return f"group {group.id}"
+
+
+@dataclass(frozen=True)
+class Between:
+    """The between-session variance of one machine's results (on the log scale)."""
+
+    variance: float
+    df: int
+    configurations: int
+    sessions: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "variance_log": round(self.variance, 6),
+            "cv_pct": round(100 * math.sqrt(math.exp(self.variance) - 1), 2),
+            "df": self.df,
+            "configurations": self.configurations,
+            "sessions": self.sessions,
+        }
+
+
+def _log_stats(values: list[float]) -> tuple[float, float, int]:
+    logs = [math.log(v) for v in values]
+    mean = math.fsum(logs) / len(logs)
+    var = math.fsum((x - mean) ** 2 for x in logs) / (len(logs) - 1) if len(logs) > 1 else 0.0
+    return mean, var, len(logs)
+
+
+def estimate(
+    cells: Iterable[tuple[Any, Any, str, list[float] | None]],
+) -> dict[Any, Between]:
+    """``(machine key, configuration key, session, values)`` per group → each machine's
+    between-session variance, for the machines with a configuration in two or more sessions
+    (groups of one value take part through their mean, with no within variance)."""
+    by_config: dict[tuple[Any, Any], dict[str, list[float]]] = defaultdict(dict)
+    for machine, config, session, values in cells:
+        usable = [v for v in values or () if v > 0]
+        if usable and session not in by_config[(machine, config)]:
+            by_config[(machine, config)][session] = usable
+    pooled: dict[Any, list[tuple[float, int, int]]] = defaultdict(list)
+    for (machine, _config), sessions in by_config.items():
+        if len(sessions) < 2:
+            continue
+        stats = [_log_stats(v) for v in sessions.values()]
+        means = [m for m, _v, _n in stats]
+        k = len(means)
+        grand = math.fsum(means) / k
+        var_means = math.fsum((m - grand) ** 2 for m in means) / (k - 1)
+        within = math.fsum(v / n for _m, v, n in stats) / k
+        pooled[machine].append((max(0.0, var_means - within), k - 1, k))
+    out = {}
+    for machine, parts in pooled.items():
+        df = sum(d for _e, d, _k in parts)
+        variance = math.fsum(e * d for e, d, _k in parts) / df
+        out[machine] = Between(variance, df, len(parts), sum(k for _e, _d, k in parts))
+    return out
+
+
+def welch_between(a: list[float] | None, b: list[float] | None, between: Between) -> Test:
+    """Welch's interval on the logarithms with the between-session variance of both sides'
+    session effects added; ``spread_unknown`` when a side has fewer than two values."""
+    if not a or not b or len(a) < 2 or len(b) < 2 or min(*a, *b) <= 0:
+        return Test("spread_unknown", None, None, None)
+    ma, va, na = _log_stats(a)
+    mb, vb, nb = _log_stats(b)
+    parts = [(va / na, na - 1), (vb / nb, nb - 1), (2 * between.variance, between.df)]
+    se2 = math.fsum(p for p, _d in parts)
+    diff = mb - ma
+    if se2 <= 0.0:
+        verdict = "higher" if diff > 0 else "lower" if diff < 0 else "within_noise"
+        return Test(verdict, math.exp(diff), math.exp(diff), None, BETWEEN_METHOD)
+    df = se2 * se2 / math.fsum(p * p / d for p, d in parts if p > 0 and d > 0)
+    half = t_quantile(0.5 + CONFIDENCE / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
+    low, high = math.exp(diff - half), math.exp(diff + half)
+    verdict = "higher" if low > 1.0 else "lower" if high < 1.0 else "within_noise"
+    return Test(verdict, low, high, df, BETWEEN_METHOD)
+
+
+def how_run_differs(differs_also: list[dict[str, Any]]) -> list[str]:
+    """The fields of ``HOW_RUN`` among a comparison's incidental differences."""
+    return sorted(
+        {
+            d["field"]
+            for d in differs_also
+            if any(d["field"] == p or d["field"].startswith(p + ".") for p in HOW_RUN)
+        }
+    )
+
+
+def judge(
+    a: Any,
+    b: Any,
+    values: Callable[[Any], list[float] | None],
+    between: dict[Any, Between],
+    differs_also: list[dict[str, Any]],
+) -> tuple[Test, dict[str, Any]]:
+    """The test of B against A and what it rests on (``sessions`` of the comparison JSON):
+    ``{"a", "b", "shared", "basis", "between"}``. ``values`` gives a group's per-run values
+    of the metric compared; ``between`` the machines' between-session variances."""
+    sa, sb = session_of(a), session_of(b)
+    info: dict[str, Any] = {"a": sa, "b": sb, "shared": sa == sb, "between": None}
+    if sa == sb:
+        info["basis"] = "one source" if sa.startswith("source ") else "one session"
+        return welch_log(values(a), values(b)), info
+    estimate_ = between.get(a.hardware_key) if a.hardware_key == b.hardware_key else None
+    how = how_run_differs(differs_also)
+    if estimate_ is None or how or sa.startswith("source ") or sb.startswith("source "):
+        info["basis"] = "none"
+        info["why"] = _why_not(sa, sb, a.hardware_key == b.hardware_key, estimate_, how)
+        return Test("not_comparable", None, None, None), info
+    info["basis"] = "between-session variance"
+    info["between"] = estimate_.as_dict()
+    return welch_between(values(a), values(b), estimate_), info
+
+
+def _why_not(sa: str, sb: str, same_machine: bool, estimate_: Between | None, how: list[str]) -> str:
+    if not same_machine:
+        return "the two sides were measured on different machines in different sessions"
+    if sa.startswith("source ") or sb.startswith("source "):
+        return "the two sides come from different sources (or a source and our own bench)"
+    if how:
+        return "the two sessions also differ in how each run was made: " + ", ".join(how)
+    assert estimate_ is None
+    return (
+        "the two sides were measured in different bench sessions, and no configuration of "
+        "this machine was measured in two sessions to tell how far sessions move a result"
+    )
+
+
+def machine_between(groups: list[Any]) -> dict[Any, Between]:
+    """Each machine's between-session variance of tps, from its measured groups (a source's
+    figures are not sessions of a bench)."""
+    return estimate(
+        (g.hardware_key, g.factor_key, s, g.values or [g.center])
+        for g in groups
+        if not (s := session_of(g)).startswith("source ") and (g.values or g.statistic == "single")
+    )
+
+
+def interactions_within_sessions(
+    groups: list[Any], comparisons: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The interactions (2×2 squares, then grids) found inside each session or source: an
+    interaction compares two effects, so all its cells must share the state of one session
+    (a contrast across sessions would be the sessions' difference). Each interaction's text
+    ends with the confounds and caveats of the comparisons it rests on."""
+    from pgbench_kb.analyze.describe import caveat_text
+    from pgbench_kb.analyze.grids import find_grids
+    from pgbench_kb.analyze.interactions import find_interactions
+
+    by_session: dict[str, list[Any]] = defaultdict(list)
+    for g in groups:
+        by_session[session_of(g)].append(g)
+    of_group = {g.id: s for s, members in by_session.items() for g in members}
+    inside: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in comparisons:
+        s = of_group.get(c["a"]["group"])
+        if c["verdict"] != "not_comparable" and s is not None and s == of_group.get(c["b"]["group"]):
+            inside[s].append(c)
+    squares: list[dict[str, Any]] = []
+    grids: list[dict[str, Any]] = []
+    for session in sorted(inside):
+        members, cs = by_session[session], inside[session]
+        if len(cs) < 2:
+            continue
+        squares += find_interactions(members, cs)
+        grids += find_grids(members, cs)
+    for square in squares:
+        square["shape"] = "2x2"
+    found = sorted(squares, key=lambda i: (i["machine"], i["factor"], i["id"]))
+    found += sorted(grids, key=lambda i: (i["machine"], i["id"]))
+    by_id = {c["id"]: c for c in comparisons}
+    for i in found:
+        cited = [by_id[c] for c in i["comparisons"] if c in by_id]
+        confounds = list(dict.fromkeys(x["text"] for c in cited for x in c.get("confounds") or []))
+        caveats = list(
+            dict.fromkeys(caveat_text(d) for c in cited for d in c.get("differs_also") or [])
+        )
+        if confounds:
+            i["text"] += " Confound: " + "; ".join(confounds) + "."
+        if caveats:
+            i["text"] += " Caveat: " + "; ".join(caveats) + "."
+    return found
+
+
+def sessions_summary(groups: list[Any]) -> list[dict[str, Any]]:
+    """Per machine: its bench sessions and, where a configuration was measured in two or
+    more of them, the between-session variance (``sessions`` of the Comparisons JSON)."""
+    between = machine_between(groups)
+    machines: dict[Any, dict[str, Any]] = {}
+    for g in groups:
+        entry = machines.setdefault(
+            g.hardware_key, {"machine": g.machine, "sessions": set(), "between": None}
+        )
+        session = session_of(g)
+        if session.startswith("bench "):
+            entry["sessions"].add(session)
+    out = []
+    for hardware, entry in machines.items():
+        if not entry["sessions"]:
+            continue
+        estimate_ = between.get(hardware)
+        out.append(
+            {
+                "machine": entry["machine"],
+                "sessions": sorted(entry["sessions"]),
+                "between": estimate_.as_dict() if estimate_ else None,
+            }
+        )
+    return sorted(out, key=lambda e: e["machine"])
