@@ -81,7 +81,8 @@ EXPECTED = (
         "higher",
         ["benchmark.duration_s"],
     ),
-    ("laptop-base", "base", "machine", 1.25, "higher", []),
+    # Two machines measured apart: no verdict (nothing measured how far their sessions move).
+    ("laptop-base", "base", "machine", 1.25, "not_comparable", []),
 )
 
 
@@ -142,6 +143,11 @@ def planted_runs(groups: tuple[Planted, ...] = GROUPS) -> list[dict[str, Any]]:
                 run["results"]["latency_avg_ms"] = round(planted.latency_ms * spread, 6)
             if planted.p99_ms is not None:
                 run["results"]["latency_percentiles_ms"] = _percentiles(planted.p99_ms * spread)
+                # Enough logged latencies for p95 and p99 (the sample rules), not for p99.9.
+                run["results"]["latency_percentiles_from"] = {
+                    "latencies": 5_000,
+                    "sampling_rate": 0.1,
+                }
             run["postgres"]["settings"].update(planted.settings)
             run["provenance"]["recorded_at"] = "2025-06-01T10:00:00Z"
             run["id"] = f"plant-{planted.group}-r{repeat}"

@@ -8,7 +8,8 @@ compared factor (or the workload it runs) that change what the comparison measur
   placement. When the total is the same on both sides, the comparison is the same disks
   arranged two ways (``same_disks``), the cleanest answer to "WAL on its own disks?".
 * ``compound_storage``: the data array changes in more than one way at once (RAID level,
-  disk count, media, rpm), so no single one of them can take the credit.
+  disk count, media, rpm), so no single one of them can take the credit — except when the
+  same disks are arranged two ways, where the layout as a whole is what is compared.
 * ``branch_contention``: a TPC-B-like workload (tpcb-like, simple-update) with fewer branches
   (the scale) than clients: every transaction updates one branch row, so many clients queue on
   each other's row locks and the result measures that queue more than the factor.
@@ -84,13 +85,13 @@ def confounds_of(a: Any, b: Any, fields: frozenset[str]) -> list[dict[str, str]]
             out.append(
                 {
                     "kind": "disks_added",
-                    "text": f"the machine has {ta} disks on one side and {tb} on the other, so "
+                    "text": f"the machine has {_disks(ta)} on one side and {tb} on the other, so "
                     "the difference may come from the added spindles rather than from where "
                     "WAL is written",
                 }
             )
     changed = [name for path, name in _ARRAY.items() if path in fields]
-    if len(changed) > 1:
+    if len(changed) > 1 and not same_disks(a, b, fields):
         out.append(
             {
                 "kind": "compound_storage",
@@ -128,6 +129,10 @@ def confounds_of(a: Any, b: Any, fields: frozenset[str]) -> list[dict[str, str]]
             }
         )
     return out
+
+
+def _disks(n: int) -> str:
+    return "1 disk" if n == 1 else f"{n} disks"
 
 
 def _and(items: list[str]) -> str:

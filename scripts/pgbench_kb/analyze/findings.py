@@ -67,7 +67,18 @@ def _change(c: dict[str, Any]) -> str:
         what = f"{c['label']} {value_text(a['value'], field)} → {value_text(b['value'], field)}"
     if c.get("kind") == "span":
         what += f", every step at once ({len(c['steps']) - 1} steps)"
+    if c.get("same_disks"):
+        what += f" (the same {total_disks(c)} disks, arranged two ways)"
     return what
+
+
+def total_disks(c: dict[str, Any]) -> int | None:
+    value = c["a"]["value"]
+    if not isinstance(value, dict):
+        return None
+    data = value.get("storage.data.array.disks") or 0
+    wal = value.get("storage.wal.array.disks") or 0
+    return data + wal
 
 
 def _noise(c: dict[str, Any]) -> str:
@@ -89,6 +100,8 @@ def _noise(c: dict[str, Any]) -> str:
         )
     elif basis == "one session":
         where = "outside the noise of the repeats, all measured in one bench session"
+    elif basis == "one day":
+        where = "outside the noise of the repeats, all measured on one day"
     else:
         where = "outside the noise of the repeats"
     return f"{where}: 95% interval of the ratio {low:.3g}–{high:.3g}"
@@ -185,7 +198,11 @@ def _tps_words(c: dict[str, Any]) -> str:
     return "the noise of tps is unknown"
 
 
-def latency_finding(c: dict[str, Any], latency: list[dict[str, Any]]) -> dict[str, Any] | None:
+def latency_finding(
+    c: dict[str, Any],
+    latency: list[dict[str, Any]],
+    groups: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any] | None:
     """One sentence for the latency comparisons of tps comparison ``c`` that add something tps
     does not say: average latency when its outcome is not tps's own (closed-loop pgbench's
     average latency moves with tps when the clients stay the same), a percentile when its
@@ -200,7 +217,7 @@ def latency_finding(c: dict[str, Any], latency: list[dict[str, Any]]) -> dict[st
     if not kept:
         return None
     text = (
-        f"On {c['machine']}{_context(c)}, {_change(c)}: "
+        f"On {c['machine']}{_context(c)}{_conditions(c, groups or {})}, {_change(c)}: "
         + "; ".join(_latency_clause(x) for x in kept)
         + f"; {_tps_words(c)}.{_caveats(c)}"
     )
@@ -241,7 +258,7 @@ def findings_of(
         if c["verdict"] != "within_noise":
             told.append(comparison_finding(c, by_group))
         if c["id"] in latency:
-            extra = latency_finding(c, latency[c["id"]])
+            extra = latency_finding(c, latency[c["id"]], by_group)
             if extra is not None:
                 told.append({**extra, **place, "leads": False})
         if told:

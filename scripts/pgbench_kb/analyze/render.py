@@ -20,6 +20,7 @@ VERDICT_TEXT = {
     "lower": "lower",
     "within_noise": "within noise",
     "spread_unknown": "spread unknown",
+    "not_comparable": "not comparable (sessions)",
 }
 
 

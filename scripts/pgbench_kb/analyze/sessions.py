@@ -49,6 +49,9 @@ from pgbench_kb.analyze.verdict import CONFIDENCE, METHOD, Test, t_quantile, wel
 #: ``test.method`` of a cross-session comparison judged with the between-session variance.
 BETWEEN_METHOD = f"{METHOD}+between-session"
 
+#: What a comparison inside one session rests on, by the kind of session.
+BASIS = {"bench": "one session", "source": "one source", "day": "one day", "group": "one group"}
+
 #: Incidental fields that say how each run was made; across sessions they are not covered by
 #: a between-session variance measured with the design held constant.
 HOW_RUN = (
@@ -178,7 +181,7 @@ def judge(
     sa, sb = session_of(a), session_of(b)
     info: dict[str, Any] = {"a": sa, "b": sb, "shared": sa == sb, "between": None}
     if sa == sb:
-        info["basis"] = "one source" if sa.startswith("source ") else "one session"
+        info["basis"] = BASIS[sa.split(" ", 1)[0]]
         return welch_log(values(a), values(b)), info
     estimate_ = between.get(a.hardware_key) if a.hardware_key == b.hardware_key else None
     how = how_run_differs(differs_also)
