@@ -194,7 +194,9 @@ def judge(
     return welch_between(values(a), values(b), estimate_), info
 
 
-def _why_not(sa: str, sb: str, same_machine: bool, estimate_: Between | None, how: list[str]) -> str:
+def _why_not(
+    sa: str, sb: str, same_machine: bool, estimate_: Between | None, how: list[str]
+) -> str:
     if not same_machine:
         return "the two sides were measured on different machines in different sessions"
     if sa.startswith("source ") or sb.startswith("source "):
@@ -236,7 +238,11 @@ def interactions_within_sessions(
     inside: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in comparisons:
         s = of_group.get(c["a"]["group"])
-        if c["verdict"] != "not_comparable" and s is not None and s == of_group.get(c["b"]["group"]):
+        if (
+            c["verdict"] != "not_comparable"
+            and s is not None
+            and s == of_group.get(c["b"]["group"])
+        ):
             inside[s].append(c)
     squares: list[dict[str, Any]] = []
     grids: list[dict[str, Any]] = []
