@@ -18,8 +18,8 @@ from pgbench_kb.analyze.findings import findings_of
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.latency import latency_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
-from pgbench_kb.analyze.pairs import find_comparisons
 from pgbench_kb.analyze.noise import add_noise_context
+from pgbench_kb.analyze.pairs import find_comparisons
 from pgbench_kb.analyze.sessions import (
     interactions_within_sessions,
     session_of,

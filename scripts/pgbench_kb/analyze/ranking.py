@@ -13,8 +13,9 @@ set up a server. Each finding gets
 * ``key``: whether it is the one finding shown for its question and machine where only the
   best are listed (the home page): a clear verdict before an unknown spread, a clean comparison
   (nothing else differs) before a confounded one, the same disks arranged two ways first for
-  WAL placement (against the fastest single-array layout of those disks). A compound change ("every step at once") or a side with an unsafe setting
-  (``fsync = off``, ``full_page_writes = off``) is never a key finding.
+  WAL placement (against the fastest single-array layout of those disks). A compound change
+  ("every step at once") or a side with an unsafe setting (``fsync = off``,
+  ``full_page_writes = off``) is never a key finding.
 """
 
 from __future__ import annotations
