@@ -412,6 +412,7 @@ def test_comparison_pages_show_latency_the_way_latency_reads(tmp_path):
         if line["change"].startswith("+") and line["verdict"] not in (
             "within_noise",
             "spread_unknown",
+            "not_comparable",
         ):
             assert line["words"] == "higher: worse", line
         if line["change"].startswith("−") or line["change"].startswith("-"):

@@ -428,8 +428,9 @@ def changes_spec(title: str, description: str, rows: list[dict[str, Any]]) -> di
                 "type": "nominal",
                 "title": "verdict",
                 "scale": {
-                    "domain": ["higher", "lower", "within_noise", "spread_unknown"],
-                    "range": ["#1b6b2a", "#a12a1e", "#8a94a6", "#c9ced8"],
+                    "domain": ["higher", "lower", "within_noise", "spread_unknown",
+                               "not_comparable"],
+                    "range": ["#1b6b2a", "#a12a1e", "#8a94a6", "#c9ced8", "#e2d9c4"],
                 },
             },
         },

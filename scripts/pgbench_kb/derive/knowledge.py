@@ -127,7 +127,8 @@ VERDICT_WORDS = {
     "higher": "higher",
     "lower": "lower",
     "within_noise": "no clear difference (within the noise)",
-    "spread_unknown": "spread unknown: the difference cannot be judged",
+    "spread_unknown": "spread unknown: the change is shown, not judged",
+    "not_comparable": "not comparable: the two sides were measured apart",
 }
 
 
@@ -229,13 +230,33 @@ def field_label(path: str) -> str:
     return _analyze_label(path)
 
 
+def statistic_words(item: dict[str, Any]) -> str:
+    """What a centre is: ``median``, ``published mean``, ``one run``."""
+    statistic = str(item.get("statistic") or "median")
+    if statistic == "single" or item.get("n") == 1:
+        return "one run"
+    return f"published {statistic}" if item.get("published") else statistic
+
+
+def figure_words(item: dict[str, Any]) -> str:
+    """What a group's figure is, in words: ``median of 3 runs``, ``published mean of 3 runs``,
+    ``published median of 5 runs (the runs themselves not published)``, ``one run``."""
+    what = statistic_words(item)
+    if what == "one run":
+        return what
+    words = f"{what} of {fmt.count(item.get('n'), 'run')}"
+    if item.get("published") and not item.get("samples") and not item.get("spread"):
+        words += " (the runs themselves not published)"
+    return words
+
+
 def side(item: dict[str, Any], shown_value: str, group_urls: dict[str, str]) -> dict[str, Any]:
     center = center_of(item)
     return {
         "value": shown_value,
         "center": fmt.tps(center),
         "center_raw": center,
-        "statistic": item.get("statistic") or "median",
+        "statistic": statistic_words(item),
         "n": fmt.count(item.get("n"), "run"),
         "spread": spread_words(item.get("spread")),
         "group_url": group_urls.get(str(item.get("group"))),

@@ -287,7 +287,8 @@ def describe_statistic(results: dict[str, Any]) -> str:
     runs = results.get("of_runs") or 1
     if statistic == "single" or runs == 1:
         return "one run"
-    return f"{statistic} of {fmt.count(runs, 'run')}"
+    # A run file standing for several runs holds a statistic its source published.
+    return f"published {statistic} of {fmt.count(runs, 'run')}"
 
 
 def sample_spread(results: dict[str, Any]) -> dict[str, Any] | None:

@@ -699,6 +699,7 @@ def place_knowledge(
             "url": group_urls[str(group.get("id"))],
             "title": first["title"],
             "n": fmt.count(group.get("n") or len(members), "run"),
+            "what": knowledge.figure_words(group),
             "center": fmt.tps(center),
             "center_raw": center,
             "spread": knowledge.spread_words(group.get("spread")),
@@ -873,6 +874,7 @@ OUTCOME_WORDS = {
     "worse": "higher: worse",
     "within_noise": "within the noise",
     "spread_unknown": "spread unknown",
+    "not_comparable": "not comparable (measured apart)",
 }
 
 
@@ -926,6 +928,7 @@ def comparison_shown(
     if isinstance(interval, list) and len(interval) == 2:
         low, high = interval
         sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
+    sentence += session_words(comparison)
     bars = [
         {"side": f"{name}: {short}", "tps": s["center_raw"], **spread_bounds(raw)}
         for name, short, s, raw in (("A", short_a, a, raw_a), ("B", short_b, b, raw_b))
@@ -955,11 +958,40 @@ def comparison_shown(
         f"{group_words.get(str(raw_a.get('group'))) or short_a}. B: "
         f"{group_words.get(str(raw_b.get('group'))) or short_b}.",
         "held": knowledge.held_words(comparison.get("held_equal")),
-        "caveats": knowledge.caveat_words(comparison.get("differs_also")),
+        "caveats": [f"Confound: {x['text']}." for x in comparison.get("confounds") or []]
+        + knowledge.caveat_words(comparison.get("differs_also")),
+        "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
         "chart": chart,
         "change_pct": comparison.get("change_pct"),
         "short": f"{short_a} → {short_b}",
     }
+
+
+def session_words(comparison: dict[str, Any]) -> str:
+    """What the verdict rests on, when that is not plain: measured apart (and why nothing can
+    be said), the variance between bench sessions in the interval, or the scale of noise this
+    knowledge base has measured beside a change it cannot judge."""
+    sessions = comparison.get("sessions") or {}
+    verdict = comparison.get("verdict")
+    if verdict == "not_comparable":
+        return f". No verdict: {sessions.get('why') or 'the sides were measured apart'}"
+    between = sessions.get("between")
+    if isinstance(between, dict):
+        return (
+            ". The interval includes the variance between bench sessions, estimated from "
+            f"{fmt.count(between.get('configurations'), 'configuration')} measured in "
+            f"{between.get('sessions')} sessions of this machine"
+        )
+    noise = comparison.get("noise_context")
+    if verdict == "spread_unknown" and isinstance(noise, dict):
+        return (
+            ". For scale, not as a test: the "
+            f"{fmt.count(noise.get('groups'), str(noise.get('workload')) + ' group')} with repeats "
+            f"in this knowledge base vary from run to run by a CV of "
+            f"{fmt.percent(noise.get('cv_pct_min'))} to {fmt.percent(noise.get('cv_pct_max'))} "
+            f"(median {fmt.percent(noise.get('cv_pct_median'))})"
+        )
+    return ""
 
 
 def spread_bounds(item: dict[str, Any]) -> dict[str, Any]:
@@ -1216,7 +1248,7 @@ def write_lists(
 ) -> None:
     explorer = [
         explorer_row(
-            group["row"], group["title"], group["url"], n=group["n"], tps=group["center"],
+            group["row"], group["title"], group["url"], n=group["what"], tps=group["center"],
             tps_raw=group["center_raw"] if group["center_raw"] is not None else group["row"]["tps"],
             spread=group["spread"] or "",
         )
@@ -1243,24 +1275,7 @@ def write_lists(
     )
     urls = placed["comparison_urls"]
     all_findings = [f for f in known.get("findings") or [] if isinstance(f, dict)]
-    factors = {str(c.get("id")): str(c.get("factor")) for c in known.get("comparisons") or []}
-
-    def about_the_benchmark(finding: dict[str, Any]) -> bool:
-        """Only pgbench's own parameters differ (workload, scale, clients): true, but no news
-        about hardware or settings — a select-only run is faster than a TPC-B-like one."""
-        cited = [factors.get(str(c), "") for c in finding.get("comparisons") or []]
-        return bool(cited) and all(f.split("+")[0].startswith("benchmark.") for f in cited if f)
-
-    # Key findings: clear differences first (higher or lower), about the setup before those
-    # about pgbench's own parameters, then in analyze's order; among those, short sentences
-    # (one factor) before long ones (several steps at once).
-    all_findings.sort(
-        key=lambda f: (
-            f.get("verdict") not in {"higher", "lower"},
-            about_the_benchmark(f),
-            len(str(f.get("text"))) > 240,
-        )
-    )
+    shown = home_findings(all_findings, HOME_FINDINGS)
     findings = [
         {
             "text": str(f.get("text")),
@@ -1270,7 +1285,7 @@ def write_lists(
                 None,
             ),
         }
-        for f in all_findings[:HOME_FINDINGS]
+        for f in shown
     ]  # fmt: skip
     site.data(
         "home",
@@ -1295,6 +1310,22 @@ def write_lists(
     site.data("git", {"files": history["files"]})
     site.data("links", {"links": links.backlinks(site.root)})
     site.data("fields", {"about": runpage.field_descriptions()})
+
+
+def home_findings(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The key findings (analyze's ``ranking``: one per question and machine, never a compound
+    "every step at once" or an unsafe setting), in its order — storage, durability, memory,
+    checkpoints, versions, OS, then pgbench's own parameters — taking the first of each topic
+    before a second of any, so that one source's many storage rows do not fill the page."""
+    key = [f for f in findings if f.get("key")]
+    first: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for f in key:
+        if str(f.get("topic")) not in seen:
+            seen.add(str(f.get("topic")))
+            first.append(f)
+    rest = [f for f in key if not any(f is g for g in first)]
+    return (first + rest)[:limit]
 
 
 def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
