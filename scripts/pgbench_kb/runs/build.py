@@ -26,6 +26,9 @@ BUILTIN_BY_TYPE = {
 }
 BUILTINS = ("tpcb-like", "simple-update", "select-only")
 PERCENTILES = ("min", "p50", "p90", "p95", "p99", "p999", "max")
+#: The fewest logged latencies a p99.9 is stored from: below it the "p99.9" is one of the ten
+#: slowest transactions logged (docs/comparisons.md, "Sample rules").
+MIN_LATENCIES_P999 = 10_000
 SERVER_STATS = (
     "checkpoints_timed",
     "checkpoints_requested",
@@ -339,7 +342,10 @@ def percentiles_from_log(log: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
     if rate is None and log.get("sampled") is False:
         rate = 1
     basis = {"latencies": log.get("transactions"), "sampling_rate": rate}
-    return {key: latency.get(key) for key in PERCENTILES}, basis
+    values = {key: latency.get(key) for key in PERCENTILES}
+    if not isinstance(basis["latencies"], int) or basis["latencies"] < MIN_LATENCIES_P999:
+        values["p999"] = None  # from fewer latencies it is the slowest few, not a percentile
+    return values, basis
 
 
 def results_from(parsed: dict[str, Any], log: dict[str, Any] | None) -> dict[str, Any]:
