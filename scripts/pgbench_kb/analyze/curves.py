@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pgbench_kb.analyze.groups import Group, latency_center, spread_of
+from pgbench_kb.analyze.latency import MIN_LATENCIES, logged
 from pgbench_kb.analyze.load import key
 from pgbench_kb.analyze.pairs import HEADLINE, machine_text
+from pgbench_kb.analyze.sessions import session_of
 from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import welch_log
 
@@ -62,6 +64,9 @@ class Point:
     p95_ms: float | None = None
     p99_ms: float | None = None
     samples: tuple[float, ...] | None = field(default=None, compare=False)
+    #: The group's bench session (``sessions.session_of``): points of two sessions are not
+    #: judged against each other.
+    session: str | None = field(default=None, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -156,6 +161,12 @@ def curve(
         "peak": {"x": peak.x, "group": peak.group, "tps": peak.tps},
         "fall_off": fall_off(ordered, top, verdict),
         "fall_off_threshold_pct": FALL_OFF_THRESHOLD_PCT,
+        # Points after the peak measured in another session: a fall there is not judged.
+        "not_judged": [
+            {"x": p.x, "group": p.group, "tps": p.tps}
+            for p in ordered[top + 1 :]
+            if verdict(peak, p) == "not_comparable"
+        ],
         "groups": [p.group for p in ordered],
     }
 
@@ -194,6 +205,13 @@ def curve_text(made: Mapping[str, Any]) -> str:
         )
     if peak["x"] == points[-1]["x"]:
         return f"{text}, the last point measured."
+    apart = made.get("not_judged") or []
+    if apart:
+        shown = ", ".join(f"{figure(p['tps'])} {_at(p['x'], swept)}" for p in apart)
+        return (
+            f"{text}; after it, {shown} {'was' if len(apart) == 1 else 'were'} measured in "
+            "another session than the peak, so whether tps falls off there is not judged."
+        )
     return f"{text}; it does not fall off up to the last point ({figure(points[-1]['tps'])})."
 
 
@@ -217,6 +235,8 @@ def _percentile_center(group: Group, name: str) -> float | None:
         facts = run.series or {}
         percentiles = (facts.get("results") or {}).get("latency_percentiles_ms") or {}
         value = percentiles.get(name)
+        if name in MIN_LATENCIES and logged(facts.get("results") or {}) < MIN_LATENCIES[name]:
+            continue  # the sample rules: too few logged latencies for this percentile
         if isinstance(value, int | float) and not isinstance(value, bool):
             values.append(float(value))
     return round(statistics.median(values), 3) if values else None
@@ -234,11 +254,16 @@ def point_of(group: Group, swept: str) -> Point:
         p95_ms=_percentile_center(group, "p95"),
         p99_ms=_percentile_center(group, "p99"),
         samples=tuple(group.values) if group.values else None,
+        session=session_of(group),
     )
 
 
 def welch_verdict(peak: Point, point: Point) -> str:
-    """The controlled comparisons' verdict (Welch on logs, 95%) of the point against the peak."""
+    """The controlled comparisons' verdict (Welch on logs, 95%) of the point against the peak;
+    ``not_comparable`` for two points of different sessions (docs/comparisons.md, "Bench
+    sessions"): a fall-off is never read from a difference between sessions."""
+    if peak.session != point.session:
+        return "not_comparable"
     return welch_log(peak.samples, point.samples).verdict
 
 
