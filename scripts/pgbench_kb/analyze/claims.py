@@ -296,6 +296,7 @@ def _unchecked(claim: dict[str, Any], reason: str) -> dict[str, Any]:
         "checks": [],
         "set_aside": [],
         "holds_on": None,
+        "checked": None,
         "text": _with_notes(claim, f"{claim.get('claim')} — cannot be checked: {reason}."),
     }
 
@@ -404,6 +405,7 @@ def check_pairs(
         "checks": checks,
         "set_aside": aside,
         "holds_on": sorted(yes) if verdict == "holds on one version only" else None,
+        "checked": figures,
         "text": _with_notes(claim, f"{claim.get('claim')} — {shown}: {figures}."),
     }
 
@@ -469,6 +471,7 @@ def check_ranking(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
         "checks": checks,
         "set_aside": [],
         "holds_on": None,
+        "checked": figures,
         "text": _with_notes(claim, f"{claim.get('claim')} — {verdict}: {figures}."),
     }
 
@@ -531,6 +534,7 @@ def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
         "checks": checks,
         "set_aside": [],
         "holds_on": None,
+        "checked": figures,
         "text": _with_notes(claim, f"{claim.get('claim')} — {verdict}: {figures}."),
     }
 
