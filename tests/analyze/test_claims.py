@@ -4,6 +4,7 @@ support, and what cannot be checked; and a malformed claims file is one clear li
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -434,3 +435,13 @@ def test_findings_write_large_numbers_plainly_and_say_what_they_hold_for() -> No
     )
     assert finding["text"].startswith("On box (tpcb-like, scale 50), clients 4 → 8:")
     assert "9,520 → 13,977" in finding["text"] and "e+" not in finding["text"]
+
+
+def test_a_narrowed_compare_keeps_the_claims_of_groups_it_compares():
+    """A groups claim has no comparison of its own: `--factor` keeps it when the groups it
+    rests on are compared there, and leaves out claims about other factors."""
+    done = run_kb("compare", "--root", str(REPO), "--json", "--factor", "storage.wal.placement")
+    assert done.returncode == 0, done.stderr
+    kept = {c["id"] for c in json.loads(done.stdout)["claims"]}
+    assert {"wal-split-same-disks-worse", "wal-own-disks-adds-spindles"} <= kept
+    assert "write-cache-makes-flushes-cheap" not in kept and "raid10-beats-raid5" not in kept
