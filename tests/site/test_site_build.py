@@ -97,8 +97,10 @@ def test_day_one_content_builds_and_client_notes_list_their_runs(project_root):
     # The sources' own conclusions, checked by their figures, are shown with their verdicts
     # (issue 11): kb derive reads data/claims.yaml.
     sources = (public / "sources" / "index.html").read_text(encoding="utf-8")
+    # (issue 19: the 2010 study's unstable 8.4.2 row is set aside, so no claim of the shipped
+    # data holds on one version only any more).
     for verdict in (
-        "holds on one version only",
+        "holds",
         "not supported by its own figures",
         "cannot be checked",
     ):

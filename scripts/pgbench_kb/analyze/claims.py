@@ -1,24 +1,38 @@
 """The sources' claims, checked by the data (``data/claims.yaml``).
 
-Each claim names the comparisons it concerns (machine, a factor field and its two values,
-optionally fields both groups share) and what it expects (a direction, and optionally a
-minimum change, a size such as "doubled", or no change). Every matching pair comparison is
-checked; the verdict is
+A claim is one of four kinds (``kind``, default ``comparison``):
 
-* ``holds`` — every matching comparison agrees;
+* ``comparison`` — the controlled pair comparisons of one factor (machine, a factor field and
+  its two values, optionally fields both groups share), as ``analyze/pairs.py`` found them;
+* ``groups`` — two sets of groups chosen by their own field values (``a`` and ``b``), paired
+  where they share the ``same`` fields: for a point that is not one factor's step, such as the
+  same four disks arranged as one array or as two;
+* ``ranking`` — an order of several groups (each item chosen by its fields; a list of items
+  is one tier whose inner order is not claimed), highest throughput first;
+* ``figures`` — published values of a metric before and after (``a`` and ``b``), each a
+  number or a ``[low, high]`` range, checked against the groups' own values.
+
+``comparison`` and ``groups`` claims expect a direction (``higher``, ``lower``,
+``unchanged``) with optionally a minimum change, a size such as "doubled", a bound for "up to"
+(``up_to_pct``: the largest change of all is about that), or no change. The verdict is
+
+* ``holds`` — every check agrees;
 * ``holds on one version only`` — it agrees on some PostgreSQL versions and not on others;
-* ``holds in part`` — it agrees on some comparisons and not others, not split by version;
-* ``not supported by its own figures`` — no matching comparison agrees;
+* ``holds in part`` — it agrees on some checks and not others, not split by version;
+* ``not supported by its own figures`` — no check agrees;
 * ``cannot be checked`` — the claim names no figures (``concerns: null``, e.g. a chart-only
-  result) or no computed comparison matches.
+  result), nothing in the runs matches, or every check was set aside.
 
-A comparison agrees on the change of its centres; its own verdict (``within_noise``,
-``spread_unknown``) and caveats are reported beside it, so a claim that "holds" on figures
-whose spread is unknown says so.
+``set_aside`` names groups a source itself distrusts (field values, and ``why``): a check
+touching one is reported with the reason but does not count towards the verdict. A check
+agrees on the change of the centres; the comparison's own verdict (``within_noise``,
+``spread_unknown``) and caveats are reported beside it, and so is a change in the number of
+disks the two sides use (data array plus a WAL array of its own).
 """
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +43,95 @@ from pgbench_kb.runs.runfile import load_yaml_file
 
 CLAIMS_FILE = Path("data/claims.yaml")
 DIRECTIONS = ("higher", "lower", "unchanged")
+KINDS = ("comparison", "groups", "ranking", "figures")
+#: Metrics a ``figures`` claim may name, and the group entry's key holding each.
+METRICS = {"tps": "center", "latency_avg_ms": "latency_avg_ms", "latency_max_ms": "latency_max_ms"}
+
+
+class _Fail(Exception):
+    def __init__(self, message: str, field: str, hint: str) -> None:
+        super().__init__(message)
+        self.field, self.hint = field, hint
+
+
+def _need_mapping(value: Any, field: str, hint: str) -> dict[str, Any]:
+    if not isinstance(value, dict) or not value:
+        raise _Fail("expected a mapping of field values", field, hint)
+    return value
+
+
+def _check_direction(claim: dict[str, Any], where: str) -> None:
+    direction = (claim.get("expects") or {}).get("direction")
+    if direction not in DIRECTIONS:
+        raise _Fail(
+            f"direction {direction!r} is not one of {', '.join(DIRECTIONS)}",
+            f"{where}.expects.direction",
+            "write higher, lower or unchanged",
+        )
+
+
+def _check_value(value: Any, field: str) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(value, list):
+        ok = len(value) == 2 and all(isinstance(v, int | float) for v in value)
+        ok = ok and value[0] <= value[1]
+    if not ok:
+        raise _Fail("expected a number or a [low, high] range", field, "e.g. 1500 or [300, 400]")
+
+
+def _validate(claim: Any, where: str) -> None:
+    if not isinstance(claim, dict) or not isinstance(claim.get("id"), str):
+        raise _Fail("a claim needs an id", where, "give each claim an id: slug")
+    kind = claim.get("kind", "comparison")
+    if kind not in KINDS:
+        raise _Fail(f"kind {kind!r} is not one of {', '.join(KINDS)}", f"{where}.kind", "omit it")
+    concerns = claim.get("concerns")
+    if concerns is None:
+        if not claim.get("reason"):
+            raise _Fail(
+                "a claim without figures needs a reason",
+                f"{where}.reason",
+                "say why it cannot be checked",
+            )
+        return
+    for i, aside in enumerate(claim.get("set_aside") or []):
+        if not isinstance(aside, dict) or not aside.get("why"):
+            raise _Fail("a set-aside needs its reason", f"{where}.set_aside.{i}.why", "say why")
+        _need_mapping(aside.get("where"), f"{where}.set_aside.{i}.where", "the group's fields")
+    if kind == "comparison":
+        for name in ("machine", "factor"):
+            if not isinstance(concerns.get(name), str):
+                raise _Fail(f"missing {name}", f"{where}.concerns.{name}", "name it")
+        for name in ("a", "b"):
+            if name not in concerns:
+                raise _Fail(f"missing {name}", f"{where}.concerns.{name}", "null means unset")
+        _check_direction(claim, where)
+    elif kind in ("groups", "figures"):
+        for name in ("a", "b"):
+            _need_mapping(concerns.get(name), f"{where}.concerns.{name}", "the fields of that side")
+        if kind == "groups":
+            _check_direction(claim, where)
+            return
+        figures = (claim.get("expects") or {}).get("figures")
+        if not isinstance(figures, list) or not figures:
+            raise _Fail("expected a list of figures", f"{where}.expects.figures", "metric, a, b")
+        for i, fig in enumerate(figures):
+            at = f"{where}.expects.figures.{i}"
+            if not isinstance(fig, dict) or fig.get("metric") not in METRICS:
+                raise _Fail(
+                    f"metric is not one of {', '.join(METRICS)}", f"{at}.metric", "name a metric"
+                )
+            for side in ("a", "b"):
+                _check_value(fig.get(side), f"{at}.{side}")
+    else:
+        order = (claim.get("expects") or {}).get("order")
+        if not isinstance(order, list) or len(order) < 2:
+            raise _Fail(
+                "a ranking needs at least two places", f"{where}.expects.order", "list them"
+            )
+        for i, tier in enumerate(order):
+            for item in tier if isinstance(tier, list) else [tier]:
+                _need_mapping(item, f"{where}.expects.order.{i}", "the fields of that place")
 
 
 def load_claims(root: Path) -> list[dict[str, Any]]:
@@ -47,31 +150,10 @@ def load_claims(root: Path) -> list[dict[str, Any]]:
         raise fail("expected a mapping with a list 'claims'", "claims", "see the file's header")
     claims = data["claims"]
     for i, claim in enumerate(claims):
-        where = f"claims.{i}"
-        if not isinstance(claim, dict) or not isinstance(claim.get("id"), str):
-            raise fail("a claim needs an id", where, "give each claim an id: slug")
-        concerns = claim.get("concerns")
-        if concerns is None:
-            if not claim.get("reason"):
-                raise fail(
-                    "a claim without figures needs a reason",
-                    f"{where}.reason",
-                    "say why it cannot be checked",
-                )
-            continue
-        for name in ("machine", "factor"):
-            if not isinstance(concerns.get(name), str):
-                raise fail(f"missing {name}", f"{where}.concerns.{name}", "name it")
-        for name in ("a", "b"):
-            if name not in concerns:
-                raise fail(f"missing {name}", f"{where}.concerns.{name}", "null means unset")
-        direction = (claim.get("expects") or {}).get("direction")
-        if direction not in DIRECTIONS:
-            raise fail(
-                f"direction {direction!r} is not one of {', '.join(DIRECTIONS)}",
-                f"{where}.expects.direction",
-                "write higher, lower or unchanged",
-            )
+        try:
+            _validate(claim, f"claims.{i}")
+        except _Fail as bad:
+            raise fail(str(bad), bad.field, bad.hint) from None
     return claims
 
 
@@ -80,10 +162,49 @@ def _side_value(side: dict[str, Any], field: str) -> Any:
     return value.get(field) if isinstance(value, dict) else value
 
 
+def _field(group: dict[str, Any], field: str) -> Any:
+    """A group's value of a run-file field: its factors, else its incidental fields."""
+    if field in group["factors"]:
+        return group["factors"][field]
+    return (group.get("incidental") or {}).get(field)
+
+
+def _key(value: Any) -> Any:
+    """``key`` with a flattened list (a tuple in the groups) the same as the list a claim
+    writes."""
+    return key(list(value) if isinstance(value, tuple) else value)
+
+
+def _fits(group: dict[str, Any], fields: dict[str, Any]) -> bool:
+    return all(_key(_field(group, f)) == _key(v) for f, v in fields.items() if f != "label")
+
+
+def _select(
+    groups: dict[str, dict[str, Any]], concerns: dict[str, Any], fields: dict[str, Any]
+) -> list[dict[str, Any]]:
+    machine, where = concerns.get("machine"), concerns.get("where") or {}
+    return [
+        g
+        for g in groups.values()
+        if (machine is None or g["machine"] == machine) and _fits(g, where) and _fits(g, fields)
+    ]
+
+
+def _disks(group: dict[str, Any]) -> int | None:
+    """Disks the run used: the data array's, plus the WAL array's when it has its own."""
+    data = group["factors"].get("storage.data.array.disks")
+    if data is None:
+        return None
+    if group["factors"].get("storage.wal.placement") in ("own-array", "own-disk"):
+        wal = group["factors"].get("storage.wal.array.disks")
+        return None if wal is None else data + wal
+    return data
+
+
 def _matches(
     claim: dict[str, Any], groups: dict[str, dict[str, Any]], comparisons: list[dict[str, Any]]
-) -> list[tuple[dict[str, Any], float]]:
-    """Matching pair comparisons and their ratio oriented as the claim's B over A."""
+) -> list[tuple[dict[str, Any], dict[str, Any], float, dict[str, Any] | None]]:
+    """Matching pair comparisons as (group A, group B, B over A, the comparison)."""
     concerns = claim["concerns"]
     field, want_a, want_b = concerns["factor"], key(concerns["a"]), key(concerns["b"])
     where = concerns.get("where") or {}
@@ -94,16 +215,33 @@ def _matches(
         if concerns["machine"] not in (groups[c["a"]["group"]]["machine"], c["machine"]):
             continue
         va, vb = key(_side_value(c["a"], field)), key(_side_value(c["b"], field))
+        ga, gb = groups[c["a"]["group"]], groups[c["b"]["group"]]
         if (va, vb) == (want_a, want_b):
-            ratio = c["b"]["center"] / c["a"]["center"]
+            pair = (ga, gb, c["b"]["center"] / c["a"]["center"])
         elif (va, vb) == (want_b, want_a):
-            ratio = c["a"]["center"] / c["b"]["center"]
+            pair = (gb, ga, c["a"]["center"] / c["b"]["center"])
         else:
             continue
-        factors = groups[c["a"]["group"]]["factors"]
+        factors = ga["factors"]
         if all(key(factors.get(f)) == key(v) for f, v in where.items()):
-            out.append((c, ratio))
+            out.append((*pair, c))
     return out
+
+
+def _group_pairs(
+    claim: dict[str, Any], groups: dict[str, dict[str, Any]]
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Every (A, B) of a groups or figures claim: A and B chosen by their fields, paired where
+    they share the ``same`` fields."""
+    concerns = claim["concerns"]
+    same = concerns.get("same") or []
+    side_a = _select(groups, concerns, concerns["a"])
+    side_b = _select(groups, concerns, concerns["b"])
+    return [
+        (ga, gb)
+        for ga, gb in product(side_a, side_b)
+        if ga["id"] != gb["id"] and all(_key(_field(ga, f)) == _key(_field(gb, f)) for f in same)
+    ]
 
 
 def _agrees(expects: dict[str, Any], ratio: float) -> bool:
@@ -111,6 +249,8 @@ def _agrees(expects: dict[str, Any], ratio: float) -> bool:
     direction = expects["direction"]
     if direction == "unchanged":
         return abs(change) <= float(expects.get("within_pct", 5))
+    if "up_to_pct" in expects:
+        return change <= float(expects["up_to_pct"]) + float(expects.get("tolerance_pts", 1))
     if (direction == "higher") != (ratio > 1) or ratio == 1:
         return False
     if "at_least_pct" in expects and abs(change) < float(expects["at_least_pct"]):
@@ -123,77 +263,298 @@ def _agrees(expects: dict[str, Any], ratio: float) -> bool:
     return True
 
 
-def check_claim(
-    claim: dict[str, Any], groups: dict[str, dict[str, Any]], comparisons: list[dict[str, Any]]
-) -> dict[str, Any]:
-    base = {
+def _aside(claim: dict[str, Any], *sides: dict[str, Any]) -> str | None:
+    for aside in claim.get("set_aside") or []:
+        if any(_fits(g, aside["where"]) for g in sides):
+            return str(aside["why"])
+    return None
+
+
+def _version(ga: dict[str, Any], gb: dict[str, Any]) -> Any:
+    """The PostgreSQL version both sides ran (None when they differ or it is unknown)."""
+    va, vb = ga["factors"].get("postgres.version"), gb["factors"].get("postgres.version")
+    return va if va == vb else None
+
+
+def _base(claim: dict[str, Any]) -> dict[str, Any]:
+    return {
         "id": claim["id"],
+        "kind": claim.get("kind", "comparison"),
         "source": claim.get("source"),
         "claim": claim.get("claim"),
         "concerns": claim.get("concerns"),
         "expects": claim.get("expects"),
+        "notes": claim.get("notes"),
     }
-    reason = claim.get("reason")
-    matches = [] if claim.get("concerns") is None else _matches(claim, groups, comparisons)
-    if not matches:
-        reason = reason or "no computed comparison matches it"
-        return {
-            **base,
-            "verdict": "cannot be checked",
-            "reason": reason,
-            "checks": [],
-            "text": f"{claim.get('claim')} — cannot be checked: {reason}.",
-        }
+
+
+def _unchecked(claim: dict[str, Any], reason: str) -> dict[str, Any]:
+    return {
+        **_base(claim),
+        "verdict": "cannot be checked",
+        "reason": reason,
+        "checks": [],
+        "set_aside": [],
+        "holds_on": None,
+        "checked": None,
+        "text": _with_notes(claim, f"{claim.get('claim')} — cannot be checked: {reason}."),
+    }
+
+
+def _with_notes(claim: dict[str, Any], text: str) -> str:
+    notes = claim.get("notes")
+    return f"{text} {notes.strip()}" if notes else text
+
+
+def _verdict(checks: list[dict[str, Any]]) -> tuple[str, set[Any]]:
+    agree = [x for x in checks if x["agrees"]]
+    if len(agree) == len(checks):
+        return "holds", set()
+    if not agree:
+        return "not supported by its own figures", set()
+    yes = {x["version"] for x in agree}
+    no = {x["version"] for x in checks if not x["agrees"]}
+    only = not yes & no and len(yes) == 1
+    return ("holds on one version only" if only else "holds in part"), yes
+
+
+def _pair_checks(claim: dict[str, Any], groups: dict[str, dict[str, Any]], comparisons):
+    if claim.get("kind", "comparison") == "comparison":
+        found = _matches(claim, groups, comparisons)
+    else:
+        found = [
+            (ga, gb, gb["center"] / ga["center"], None) for ga, gb in _group_pairs(claim, groups)
+        ]
     checks = []
-    for c, ratio in matches:
-        version = groups[c["a"]["group"]]["factors"].get("postgres.version")
+    for ga, gb, ratio, c in found:
+        disks = [_disks(ga), _disks(gb)]
         checks.append(
             {
-                "comparison": c["id"],
-                "version": version,
+                "comparison": c["id"] if c else None,
+                "groups": [ga["id"], gb["id"]],
+                "version": _version(ga, gb),
                 "ratio": round(ratio, 4),
                 "change_pct": round((ratio - 1) * 100, 2),
                 "agrees": _agrees(claim["expects"], ratio),
-                "verdict": c["verdict"],
-                "caveats": [d["field"] for d in c["differs_also"]],
+                "verdict": c["verdict"] if c else None,
+                "caveats": [d["field"] for d in c["differs_also"]] if c else [],
+                "disks": disks if None not in disks else None,
+                "set_aside": _aside(claim, ga, gb),
             }
         )
-    agree = [x for x in checks if x["agrees"]]
-    figures = ", ".join(
-        f"{x['change_pct']:+.1f}%" + (f" on {x['version']}" if x["version"] else "") for x in checks
+    return sorted(checks, key=lambda x: (str(x["version"]), x["change_pct"]))
+
+
+def _figures_text(checks: list[dict[str, Any]]) -> str:
+    parts = []
+    for x in checks:
+        text = f"{x['change_pct']:+.1f}%" + (f" on {x['version']}" if x["version"] else "")
+        if x["disks"] and x["disks"][0] != x["disks"][1]:
+            text += f" ({x['disks'][0]} → {x['disks'][1]} disks)"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def check_pairs(
+    claim: dict[str, Any], groups: dict[str, dict[str, Any]], comparisons: list[dict[str, Any]]
+) -> dict[str, Any]:
+    all_checks = _pair_checks(claim, groups, comparisons)
+    if not all_checks:
+        nothing = "no computed comparison matches it"
+        if claim.get("kind", "comparison") == "groups":
+            nothing = "no pair of groups in the runs matches it"
+        return _unchecked(claim, claim.get("reason") or nothing)
+    checks = [x for x in all_checks if not x["set_aside"]]
+    aside = [x for x in all_checks if x["set_aside"]]
+    aside_text = "; ".join(
+        f"set aside: {_figures_text([x])}, because {x['set_aside']}" for x in aside
     )
-    yes: set[Any] = set()
-    if len(agree) == len(checks):
-        verdict = "holds"
-    elif not agree:
-        verdict = "not supported by its own figures"
-    else:
-        yes = {x["version"] for x in agree}
-        no = {x["version"] for x in checks if not x["agrees"]}
-        only = not yes & no and len(yes) == 1
-        verdict = "holds on one version only" if only else "holds in part"
-    notes = sorted({x["verdict"] for x in checks} & {"spread_unknown", "within_noise"})
+    if not checks:
+        return {
+            **_unchecked(claim, f"every matching figure is set aside ({aside_text})"),
+            "set_aside": aside,
+        }
+    expects = claim["expects"]
+    verdict, yes = _verdict(checks)
+    if "up_to_pct" in expects and verdict == "holds":
+        top = max(x["change_pct"] for x in checks)
+        if top < float(expects["up_to_pct"]) - float(expects.get("tolerance_pts", 1)):
+            verdict = "not supported by its own figures"
+    figures = _figures_text(checks)
+    notes = sorted(
+        {x["verdict"] for x in checks if x["verdict"]} & {"spread_unknown", "within_noise"}
+    )
     if notes:
         figures += "; " + " and ".join(n.replace("_", " ") for n in notes)
     caveats = sorted({f for x in checks for f in x["caveats"]})
     if caveats:
         figures += "; caveat: " + ", ".join(label(f) for f in caveats) + " also differs"
+    if aside_text:
+        figures += "; " + aside_text
     shown = verdict
     if verdict == "holds on one version only":
         shown = f"holds on {next(iter(yes))} only"
+    elif aside and verdict != "cannot be checked":
+        versions = sorted({str(x["version"]) for x in checks if x["version"]})
+        if versions:
+            shown = f"{verdict} on {', '.join(versions)}"
     return {
-        **base,
+        **_base(claim),
         "verdict": verdict,
         "reason": None,
         "checks": checks,
+        "set_aside": aside,
         "holds_on": sorted(yes) if verdict == "holds on one version only" else None,
-        "text": f"{claim.get('claim')} — {shown}: {figures}.",
+        "checked": figures,
+        "text": _with_notes(claim, f"{claim.get('claim')} — {shown}: {figures}."),
     }
+
+
+def _item_label(item: dict[str, Any]) -> str:
+    return str(item.get("label") or ", ".join(f"{label(f)} {v}" for f, v in item.items()))
+
+
+def check_ranking(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    tiers = [t if isinstance(t, list) else [t] for t in claim["expects"]["order"]]
+    places: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+    missing, ambiguous = [], []
+    for rank, tier in enumerate(tiers):
+        for item in tier:
+            found = _select(groups, claim["concerns"], item)
+            if not found:
+                missing.append(_item_label(item))
+            elif len(found) > 1:
+                ambiguous.append(f"{_item_label(item)} ({len(found)} groups)")
+            else:
+                places.append((rank, item, found[0]))
+    if missing or ambiguous:
+        why = []
+        if missing:
+            why.append("no figures in the runs for " + ", ".join(missing))
+        if ambiguous:
+            why.append("more than one group for " + ", ".join(ambiguous))
+        reason = "; ".join(why)
+        if claim.get("reason"):
+            reason = f"{claim['reason'].strip().rstrip('.')} ({reason})"
+        return _unchecked(claim, reason)
+    checks = []
+    for (ra, ia, ga), (rb, ib, gb) in product(places, places):
+        if ra < rb:
+            ratio = ga["center"] / gb["center"]
+            checks.append(
+                {
+                    "comparison": None,
+                    "groups": [gb["id"], ga["id"]],
+                    "above": _item_label(ia),
+                    "below": _item_label(ib),
+                    "version": _version(ga, gb),
+                    "ratio": round(ratio, 4),
+                    "change_pct": round((ratio - 1) * 100, 2),
+                    "agrees": ratio > 1,
+                    "verdict": None,
+                    "caveats": [],
+                    "disks": None,
+                    "set_aside": None,
+                }
+            )
+    verdict, _ = _verdict(checks)
+    if verdict == "holds on one version only":
+        verdict = "holds in part"
+    ranked = sorted(places, key=lambda p: -p[2]["center"])
+    order = " > ".join(f"{_item_label(i)} {g['center']:,.0f}" for _, i, g in ranked)
+    wrong = [f"{x['below']} above {x['above']}" for x in checks if not x["agrees"]]
+    figures = f"tps {order}" + (f"; out of order: {', '.join(wrong)}" if wrong else "")
+    return {
+        **_base(claim),
+        "verdict": verdict,
+        "reason": None,
+        "checks": checks,
+        "set_aside": [],
+        "holds_on": None,
+        "checked": figures,
+        "text": _with_notes(claim, f"{claim.get('claim')} — {verdict}: {figures}."),
+    }
+
+
+def _within(value: float, want: Any, tolerance_pct: float) -> bool:
+    if isinstance(want, list):
+        return want[0] <= value <= want[1]
+    return abs(value / float(want) - 1) * 100 <= tolerance_pct
+
+
+def _shown(want: Any) -> str:
+    return f"{want[0]:g}–{want[1]:g}" if isinstance(want, list) else f"{want:g}"
+
+
+def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    pairs = _group_pairs(claim, groups)
+    if not pairs:
+        return _unchecked(claim, claim.get("reason") or "no group of the runs matches it")
+    tolerance = float(claim["expects"].get("tolerance_pct", 10))
+    checks, unrecorded = [], set()
+    for ga, gb in pairs:
+        for fig in claim["expects"]["figures"]:
+            metric = fig["metric"]
+            va, vb = ga.get(METRICS[metric]), gb.get(METRICS[metric])
+            if va is None or vb is None:
+                unrecorded.add(metric)
+                continue
+            checks.append(
+                {
+                    "comparison": None,
+                    "groups": [ga["id"], gb["id"]],
+                    "metric": metric,
+                    "version": _version(ga, gb),
+                    "values": [va, vb],
+                    "expected": [fig["a"], fig["b"]],
+                    "ratio": round(vb / va, 4) if va else None,
+                    "change_pct": round((vb / va - 1) * 100, 2) if va else None,
+                    "agrees": _within(va, fig["a"], tolerance) and _within(vb, fig["b"], tolerance),
+                    "verdict": None,
+                    "caveats": [],
+                    "disks": None,
+                    "set_aside": _aside(claim, ga, gb),
+                }
+            )
+    checks = [x for x in checks if not x["set_aside"]]
+    if not checks:
+        return _unchecked(claim, "the runs record no " + ", ".join(sorted(unrecorded)))
+    verdict, _ = _verdict(checks)
+    figures = ", ".join(
+        f"{x['metric']} {x['values'][0]:g} → {x['values'][1]:g} "
+        f"(published {_shown(x['expected'][0])} → {_shown(x['expected'][1])})"
+        for x in checks
+    )
+    if unrecorded:
+        figures += "; not recorded in the runs: " + ", ".join(sorted(unrecorded))
+    return {
+        **_base(claim),
+        "verdict": verdict,
+        "reason": None,
+        "checks": checks,
+        "set_aside": [],
+        "holds_on": None,
+        "checked": figures,
+        "text": _with_notes(claim, f"{claim.get('claim')} — {verdict}: {figures}."),
+    }
+
+
+def check_claim(
+    claim: dict[str, Any], groups: dict[str, dict[str, Any]], comparisons: list[dict[str, Any]]
+) -> dict[str, Any]:
+    if claim.get("concerns") is None:
+        return _unchecked(claim, claim.get("reason") or "it names no figures")
+    kind = claim.get("kind", "comparison")
+    if kind == "ranking":
+        return check_ranking(claim, groups)
+    if kind == "figures":
+        return check_figures(claim, groups)
+    return check_pairs(claim, groups, comparisons)
 
 
 def check_claims(
     claims: list[dict[str, Any]], groups: list[dict[str, Any]], comparisons: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Every claim checked against the computed comparisons, in the file's order."""
+    """Every claim checked against the groups and computed comparisons, in the file's order."""
     by_id = {g["id"]: g for g in groups}
     return [check_claim(claim, by_id, comparisons) for claim in claims]

@@ -69,8 +69,17 @@ def select(
         i for i in knowledge.get("interactions", []) if set(i.get("comparisons", [])) & ids
     ]
     out["findings"] = [f for f in knowledge.get("findings", []) if set(f["comparisons"]) & ids]
+    # A claim of groups, a ranking or figures rests on groups rather than on a comparison: it
+    # is kept when one of its checks compares groups that kept comparisons compare too.
+    compared = {c[s]["group"] for c in kept for s in ("a", "b")}
     out["claims"] = [
-        c for c in knowledge.get("claims", []) if {x["comparison"] for x in c["checks"]} & ids
+        c
+        for c in knowledge.get("claims", [])
+        if {x["comparison"] for x in c["checks"]} & ids
+        or any(
+            x["comparison"] is None and set(x.get("groups") or [None]) <= compared
+            for x in c["checks"]
+        )
     ]
     out["curves"] = [
         c

@@ -1339,7 +1339,14 @@ def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dic
             {
                 "claim": str(claim.get("claim")),
                 "verdict": str(claim.get("verdict")),
-                "checked": "; ".join(
+                # The figures as analyze wrote them (set-aside rows, rankings and published
+                # figures included), then what the claim says a reader must know beside them.
+                "checked": ". ".join(
+                    str(part).strip().rstrip(".")
+                    for part in (claim.get("checked"), claim.get("notes"))
+                    if part
+                )
+                or "; ".join(
                     f"{fmt.change(c.get('change_pct'))} on {c.get('version') or 'its version'}"
                     for c in checks
                     if c.get("change_pct") is not None
