@@ -11,11 +11,12 @@ set up a server. Each finding gets
   apart from new knowledge;
 * ``rank``: a sortable tuple, lower first;
 * ``key``: whether it is the one finding shown for its question and machine where only the
-  best are listed (the home page): a clear verdict before an unknown spread, a clean comparison
-  (nothing else differs) before a confounded one, the same disks arranged two ways first for
-  WAL placement (against the fastest single-array layout of those disks). A compound change
-  ("every step at once") or a side with an unsafe setting (``fsync = off``,
-  ``full_page_writes = off``) is never a key finding.
+  best are listed (the home page): the same disks arranged two ways first (against the fastest
+  single-array layout of those disks: the fair answer to "WAL on its own disks?"), then a
+  comparison without confounds before one with (added disks, several storage changes at once,
+  fewer branches than clients), a clear verdict before an unknown spread, nothing else
+  differing before caveats. A compound change ("every step at once") or a side with an unsafe
+  setting (``fsync = off``, ``full_page_writes = off``) is never a key finding.
 """
 
 from __future__ import annotations
@@ -130,9 +131,10 @@ def place(c: dict[str, Any]) -> dict[str, Any]:
     clean = not c["differs_also"] and not c.get("confounds")
     rank = (
         TOPICS.index(topic),
-        c["verdict"] not in ("higher", "lower"),
         not c.get("same_disks"),
         -_single_array(c),
+        bool(c.get("confounds")),
+        c["verdict"] not in ("higher", "lower"),
         c.get("kind") == "span",
         unsafe(c),
         not clean,
