@@ -47,7 +47,7 @@ def _context(c: dict[str, Any]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def _what(side: dict[str, Any]) -> str:
+def what_figure(side: dict[str, Any]) -> str:
     """What a figure is: ``one run``, ``median of 3`` (of our runs), ``published mean of 3``
     (a source's statistic, whether or not it listed the runs)."""
     stat, n = side["statistic"], side["n"]
@@ -161,7 +161,7 @@ def comparison_finding(
         f"On {c['machine']}{_context(c)}{_conditions(c, groups or {})}, {_change(c)}: "
         f"tps {abs(c['change_pct']):.1f}% {direction} "
         f"({readable_number(a['center'])} → {readable_number(b['center'])}, "
-        f"{_what(a)} vs {_what(b)}; "
+        f"{what_figure(a)} vs {what_figure(b)}; "
         f"{_noise(c)}).{_caveats(c)}"
     )
     return {
@@ -186,7 +186,7 @@ def _latency_clause(c: dict[str, Any]) -> str:
     return (
         f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
         f"so {c['outcome']} ({readable_number(a['center'])} → {readable_number(b['center'])} ms, "
-        f"{_what(a)} vs {_what(b)}; {_noise(c)})"
+        f"{what_figure(a)} vs {what_figure(b)}; {_noise(c)})"
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pgbench_kb import jsontext
 from pgbench_kb.analyze.describe import caveat_text, value_text
-from pgbench_kb.analyze.findings import readable_number
+from pgbench_kb.analyze.findings import readable_number, what_figure
 from pgbench_kb.analyze.latency import METRICS
 from pgbench_kb.parallel import Forked, cores
 
@@ -66,7 +66,13 @@ def comparison_lines(c: dict[str, Any], latency: list[dict[str, Any]] | None = N
         )
     if c.get("kind") == "span":
         lines.append(f"      every step at once ({len(c['steps']) - 1} steps)")
+    lines.append(f"      figures: {what_figure(a)} → {what_figure(b)}")
+    why = (c.get("sessions") or {}).get("why")
+    if why:
+        lines.append(f"      not comparable: {why}")
     lines.extend(latency_line(x) for x in latency or ())
+    for confound in c.get("confounds") or ():
+        lines.append(f"      confound: {confound['text']}")
     for caveat in c["differs_also"]:
         lines.append(f"      caveat: {caveat_text(caveat)}")
     lines.append(f"      [{c['id']}]")
