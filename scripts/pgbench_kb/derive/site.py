@@ -927,7 +927,11 @@ def comparison_shown(
     interval = (comparison.get("test") or {}).get("ci95_ratio")
     if isinstance(interval, list) and len(interval) == 2:
         low, high = interval
-        sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
+        if low and high and high / low > 100:
+            sentence += "; the 95% interval of the ratio is so wide (more than a hundredfold) "
+            sentence += "that it says nothing"
+        else:
+            sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
     sentence += session_words(comparison)
     bars = [
         {"side": f"{name}: {short}", "tps": s["center_raw"], **spread_bounds(raw)}
