@@ -46,6 +46,10 @@ def sandbox(tmp_path: Path) -> Path:
             shutil.copyfile(source, root / name)
     for name, source in EXAMPLE_FILES.items():
         shutil.copyfile(source, root / name)
+    # A repository with one commit on main, for `kb diff main`.
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "copy"]):
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args]
+        subprocess.run(git, cwd=root, check=True, capture_output=True)
     return root
 
 

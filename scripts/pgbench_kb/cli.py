@@ -410,6 +410,38 @@ def _run_render(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# kb diff
+
+
+def _configure_diff(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "base",
+        metavar="BASE",
+        help="what to compare against: a git revision of ROOT's repository (branch, tag, "
+        "commit) or the folder of another checkout",
+    )
+    p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--json", action="store_true", help="print the diff as one JSON object")
+    how.add_argument(
+        "--markdown", action="store_true", help="print it as Markdown for a pull-request comment"
+    )
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    from pgbench_kb.review.diff import knowledge_diff
+    from pgbench_kb.review.report import as_markdown, as_text
+
+    found = knowledge_diff(args.base, args.root.resolve())
+    if args.json:
+        json.dump(found, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(as_markdown(found) if args.markdown else as_text(found))
+    return 0
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "parse",
@@ -465,6 +497,14 @@ COMMANDS: tuple[Command, ...] = (
         "  kb compare --json > comparisons.json",
         _configure_compare,
         _run_compare,
+    ),
+    Command(
+        "diff",
+        "what a change does to the knowledge: runs, comparisons, verdicts that flip, key "
+        "findings, claims, new check messages, and what a reviewer must look at",
+        "kb diff main\n  kb diff main --markdown > comment.md\n  kb diff main --json > diff.json",
+        _configure_diff,
+        _run_diff,
     ),
     Command(
         "synth",

@@ -1,0 +1,1 @@
+"""Review: what a change does to the knowledge (``kb diff``), for pull requests."""

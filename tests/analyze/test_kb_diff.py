@@ -1,0 +1,86 @@
+"""``kb diff BASE`` (#22 item 4): what a pull request does to the knowledge, on a real git
+repository, with the real ``kb`` command."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from planted import Planted, write_planted
+
+from kbtest import copy_day_one, run_kb
+from pgbench_kb.review.report import MARK
+
+#: A pull request that adds one machine with two configurations of three repeats each.
+ADDED = (
+    Planted("pr-base", 1000, n=3),
+    Planted("pr-delay", 1300, n=3, settings={"commit_delay": 1000}),
+)
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = copy_day_one(tmp_path_factory.mktemp("diff") / "root")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    write_planted(root, ADDED)
+    return root
+
+
+def test_diff_names_the_new_machine_its_runs_comparisons_and_findings(pull_request: Path):
+    done = run_kb("diff", "main", "--root", str(pull_request), "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["runs"]["added"] == 6 and found["runs"]["removed"] == 0
+    (machine,) = found["runs"]["by_machine"]
+    assert machine["machine"] == "synth-xeon-ssd" and len(machine["added"]) == 6
+    (new,) = [c for c in found["comparisons"]["added"] if c["label"] == "commit_delay"]
+    assert new["verdict"] == "higher" and new["change_pct"] == pytest.approx(30.0)
+    assert any("commit_delay default → 1000" in f for f in found["key_findings"]["added"])
+    looks = "\n".join(found["look_at"])
+    assert "new machine synth-xeon-ssd: no hardware note" in looks
+    assert "a new key finding rests on one contributor's runs (kb synth)" in looks
+    assert found["comparisons"]["removed"] == [] and found["verdicts_flipped"] == []
+
+
+def test_diff_as_text_and_markdown(pull_request: Path):
+    text = run_kb("diff", "main", "--root", str(pull_request))
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("6 run(s) added, 0 changed, 0 removed;")
+    assert "New comparisons\n  - synth-xeon-ssd: commit_delay:" in text.stdout
+    markdown = run_kb("diff", "main", "--root", str(pull_request), "--markdown")
+    assert markdown.stdout.startswith(MARK + "\n### What this change does to the knowledge")
+    assert "**What to look at**" in markdown.stdout
+    assert "<" not in markdown.stdout.replace(MARK, "").replace("\\<", "")
+
+
+def test_diff_against_a_folder_equals_against_the_revision(pull_request: Path, tmp_path: Path):
+    base = copy_day_one(tmp_path / "base")
+    by_folder = run_kb("diff", str(base), "--root", str(pull_request), "--json")
+    by_revision = run_kb("diff", "main", "--root", str(pull_request), "--json")
+    assert json.loads(by_folder.stdout) == json.loads(by_revision.stdout)
+
+
+def test_nothing_changed_says_so(pull_request: Path, tmp_path: Path):
+    done = run_kb("diff", str(pull_request), "--root", str(pull_request), "--markdown")
+    assert "Nothing that the site publishes changes." in done.stdout
+
+
+@pytest.mark.parametrize("base", ["no-such-branch", "--help-me"])
+def test_a_base_that_is_neither_folder_nor_revision_is_one_line(pull_request: Path, base: str):
+    done = run_kb("diff", "--root", str(pull_request), "--", base)
+    assert done.returncode != 0
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: ") and "BASE" in line and "Traceback" not in done.stderr
