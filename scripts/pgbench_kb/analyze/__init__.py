@@ -20,12 +20,9 @@ from pgbench_kb.analyze.latency import latency_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
 from pgbench_kb.analyze.noise import add_noise_context
 from pgbench_kb.analyze.pairs import find_comparisons
-from pgbench_kb.analyze.sessions import (
-    interactions_within_sessions,
-    session_of,
-    sessions_summary,
-)
+from pgbench_kb.analyze.sessions import session_of, sessions_summary
 from pgbench_kb.analyze.stability import group_summaries, stability_of
+from pgbench_kb.analyze.within_sessions import interactions_within_sessions
 
 FORMAT = "pgbench-kb/comparisons/1"
 
