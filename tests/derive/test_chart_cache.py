@@ -69,7 +69,7 @@ def test_many_new_charts_are_drawn_in_workers_alike(tmp_path: Path, monkeypatch)
 
 def derived_specs(out: Path, numbers: list[int]) -> list[str]:
     """Specs written as kb derive writes them (``Site.chart_from_spec``); their chart names."""
-    from pgbench_kb.derive.site import Site, prepare_out
+    from pgbench_kb.derive.writer import Site, prepare_out
 
     prepare_out(out)
     site = Site(out.parent, out)

@@ -24,7 +24,8 @@ from pgbench_kb.derive.runpage import (
     ordered_percentiles,
     split_settings,
 )
-from pgbench_kb.derive.site import derive_site, hugo_date
+from pgbench_kb.derive.site import derive_site
+from pgbench_kb.derive.writer import hugo_date
 from pgbench_kb.errors import DeriveError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -127,12 +128,12 @@ def test_two_derivations_write_the_same_bytes(tmp_path):
 def test_pages_written_by_forked_workers_are_those_written_alone(tmp_path, monkeypatch):
     """From PARALLEL_WRITES_FROM deferred files on (run pages, downloads), worker processes
     make and write them: the same bytes, and a later derivation keeps what they wrote."""
-    from pgbench_kb.derive import site as site_module
+    from pgbench_kb.derive import writer
 
     root = fixture_root(tmp_path)
     alone, forked = tmp_path / "alone", tmp_path / "forked"
     derive_site(root=root, out=alone)
-    monkeypatch.setattr(site_module, "PARALLEL_WRITES_FROM", 1)
+    monkeypatch.setattr(writer, "PARALLEL_WRITES_FROM", 1)
     derive_site(root=root, out=forked)
     assert_same_files(alone, forked)
     manifest = json.loads((forked / ".kb-derive-manifest.json").read_text(encoding="utf-8"))
@@ -425,7 +426,8 @@ def test_comparison_pages_show_latency_the_way_latency_reads(tmp_path):
 def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
     """Regression: 665 throughput curves of 10,000 synthetic runs were one page with 665
     charts. Past SPLIT_FROM curves they get a page per machine, listed on the curves page."""
-    from pgbench_kb.derive import site as site_module
+    from pgbench_kb.derive import comparison_pages
+    from pgbench_kb.derive import writer as site_module
 
     def curve(machine: str, n: int) -> dict:
         points = [{"x": c, "tps": 100.0 * c + n, "n": 1, "group": f"g{n}-{c}"} for c in (1, 2, 4)]
@@ -442,8 +444,8 @@ def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
     out = tmp_path / "site"
     site_module.prepare_out(out)
     site = site_module.Site(tmp_path, out)
-    monkeypatch.setattr(site_module, "SPLIT_FROM", 2)
-    assert site_module.write_curves(site, known, {}) == 3
+    monkeypatch.setattr(comparison_pages, "SPLIT_FROM", 2)
+    assert comparison_pages.write_curves(site, known, {}) == 3
     index = json.loads(site.text("content/comparisons/curves.md").split("\n")[0])
     assert [(p["title"], p["url"], p["n"]) for p in index["params"]["pages"]] == [
         ("box-a", "comparisons/curves--box-a/", 2),

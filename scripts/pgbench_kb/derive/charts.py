@@ -46,7 +46,7 @@ OUTSIDE = re.compile(
 #: In ``kb derive``'s output: one Vega-Lite spec per chart, ``<spec hash>.vl.json``.
 SPECS_DIR = "specs"
 SPEC_SUFFIX = ".vl.json"
-#: The file ``kb derive`` leaves in every folder it writes (``site.MARKER``).
+#: The file ``kb derive`` leaves in every folder it writes (``writer.MARKER``).
 DERIVED_MARKER = ".kb-derive"
 
 

@@ -1,0 +1,399 @@
+"""Comparison pages (``content/comparisons/<family>.md``), curve pages, and each comparison as
+a reader sees it: its verdict in words, what it rests on, its figures, confounds and caveats."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pgbench_kb.derive import (
+    charts,
+    knowledge,
+)
+from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive.writer import Site
+
+#: A family with more comparisons than this gets one page per machine.
+SPLIT_FROM = 100
+
+
+def curve_caveat(differs: dict[str, Any]) -> str:
+    """``threads differs between points: 1, 2, 2, 2`` (numbers are listed; dates and texts
+    would only be long)."""
+    words = f"{knowledge.field_label(str(differs.get('field')))} differs between points"
+    values = differs.get("values") or []
+    if values and all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        words += ": " + ", ".join(fmt.figure(v) or str(v) for v in values)
+    return words
+
+
+def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) -> int:
+    """One page of throughput curves (tps against clients or scale), each drawn by Vega-Lite
+    with its points as a table and analyze's sentence about its peak and fall-off."""
+    shown = []
+    for curve in known.get("curves") or []:
+        if not isinstance(curve, dict):
+            continue
+        swept = knowledge.field_label(str(curve.get("swept")))
+        held = curve.get("held_equal") or {}
+        context = ", ".join(
+            str(v)
+            for k, v in held.items()
+            if k in {"benchmark.workload.name", "postgres.version", "storage.data.array.level"}
+        )
+        title = f"tps against {swept} on {curve.get('machine')}" + (
+            f" ({context})" if context else ""
+        )
+        points = [p for p in curve.get("points") or [] if isinstance(p, dict)]
+        rows = [
+            {
+                "x": fmt.figure(p.get("x")),
+                "tps": fmt.figure(p.get("tps")),
+                "latency": fmt.figure(p.get("latency_ms")),
+                "n": fmt.figure(p.get("n")),
+                "url": group_urls.get(str(p.get("group"))),
+            }
+            for p in points
+        ]
+        values = [
+            {"x": p.get("x"), "tps": p.get("tps"), "series": str(curve.get("machine"))}
+            for p in points
+            if isinstance(p.get("x"), int | float) and isinstance(p.get("tps"), int | float)
+        ]
+        description = str(curve.get("text") or title)
+        chart = None
+        if len(values) >= 2:
+            spec = charts.curve_spec(title, description, values, swept)
+            chart = {"src": site.chart_from_spec(spec), "description": description}
+        shown.append(
+            {
+                "machine": str(curve.get("machine")),
+                "id": knowledge.page_slug(str(curve.get("id"))),
+                "title": title,
+                "swept": swept,
+                "text": description,
+                "chart": chart,
+                "rows": rows,
+                "held": knowledge.held_words(held),
+                "caveats": [
+                    curve_caveat(d) for d in curve.get("differs_also") or [] if isinstance(d, dict)
+                ],
+            }
+        )
+    about = (
+        "How throughput changes as one numeric factor (clients, scale) grows, everything else "
+        "held equal: where it peaks and where it falls off."
+    )
+    by_machine: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in shown:
+        by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
+    if len(shown) > SPLIT_FROM and len(by_machine) > 1:
+        # Like a large family of comparisons: one page per machine, and a list of them.
+        parts = []
+        for slug, items in sorted(by_machine.items()):
+            machine = items[0]["machine"].split(" ")[0]
+            site.page(
+                f"comparisons/curves--{slug}.md",
+                {
+                    "title": f"Throughput curves on {machine}",
+                    "description": about,
+                    "params": {"kind": "curves", "curves": items},
+                },
+            )
+            parts.append({"title": machine, "url": f"comparisons/curves--{slug}/", "n": len(items)})
+        site.page(
+            "comparisons/curves.md",
+            {
+                "title": "Throughput curves",
+                "description": about + " One page per machine.",
+                "params": {"kind": "comparisons", "pages": parts},
+            },
+        )
+    elif shown:
+        site.page(
+            "comparisons/curves.md",
+            {
+                "title": "Throughput curves",
+                "description": about,
+                "params": {"kind": "curves", "curves": shown},
+            },
+        )
+    return len(shown)
+
+
+#: How a latency metric of ``analyze/latency.py`` is named in a comparison's latency table.
+LATENCY_NAMES = {
+    "latency_avg_ms": "average",
+    "latency_p50_ms": "median (p50)",
+    "latency_p95_ms": "p95",
+    "latency_p99_ms": "p99",
+}
+
+
+OUTCOME_WORDS = {
+    "better": "lower: better",
+    "worse": "higher: worse",
+    "within_noise": "within the noise",
+    "spread_unknown": "spread unknown",
+    "not_comparable": "not comparable (measured apart)",
+}
+
+
+def latency_shown(comparison: dict[str, Any]) -> dict[str, Any]:
+    """One latency line under its tps comparison: both centres in ms, the change, and the
+    verdict read the way latency reads (lower is better)."""
+    a, b = comparison.get("a") or {}, comparison.get("b") or {}
+    return {
+        "metric": LATENCY_NAMES.get(str(comparison.get("metric")), str(comparison.get("metric"))),
+        "a": fmt.ms(knowledge.center_of(a)),
+        "b": fmt.ms(knowledge.center_of(b)),
+        "change": fmt.change(comparison.get("change_pct")) or "—",
+        "verdict": str(comparison.get("outcome") or comparison.get("verdict")),
+        "words": OUTCOME_WORDS.get(str(comparison.get("outcome")), str(comparison.get("verdict"))),
+    }
+
+
+#: A side's value longer than this is written as its configuration's words instead.
+LONG_VALUE = 60
+
+
+def comparison_shown(
+    comparison: dict[str, Any],
+    group_urls: dict[str, str],
+    group_words: dict[str, str],
+    family: str,
+) -> dict[str, Any]:
+    cid = knowledge.page_slug(str(comparison.get("id")))
+    raw_a, raw_b = comparison.get("a") or {}, comparison.get("b") or {}
+    value_a, value_b = knowledge.differing_values(raw_a.get("value"), raw_b.get("value"))
+    if isinstance(raw_a.get("value"), dict) and max(len(value_a), len(value_b)) > LONG_VALUE:
+        # Several fields changed together (a storage layout, a set of settings): each side
+        # as its configuration reads, not a list of every field that differs.
+        value_a = group_words.get(str(raw_a.get("group"))) or value_a
+        value_b = group_words.get(str(raw_b.get("group"))) or value_b
+    a = knowledge.side(raw_a, value_a, group_urls)
+    b = knowledge.side(raw_b, value_b, group_urls)
+    label = str(comparison.get("label") or knowledge.factor_words(str(comparison.get("factor"))))
+    short_a, short_b = value_a, value_b
+    if len(short_a) > 40 or len(short_b) > 40:
+        short_a = group_words.get(str(raw_a.get("group"))) or "A"
+        short_b = group_words.get(str(raw_b.get("group"))) or "B"
+    title = f"{label}: {short_a} → {short_b}"
+    verdict = str(comparison.get("verdict"))
+    change = fmt.change(comparison.get("change_pct"))
+    verdict_words = knowledge.VERDICT_WORDS.get(verdict, verdict)
+    sentence = f"B against A: {verdict_words}"
+    if change:
+        sentence += f"; B's centre is {change} ({fmt.ratio(comparison.get('ratio'))} of A's)"
+    interval = (comparison.get("test") or {}).get("ci95_ratio")
+    if isinstance(interval, list) and len(interval) == 2:
+        low, high = interval
+        if low and high and high / low > 100:
+            sentence += "; the 95% interval of the ratio is so wide (more than a hundredfold) "
+            sentence += "that it says nothing"
+        else:
+            sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
+    sentence += session_words(comparison)
+    bars = [
+        {"side": f"{name}: {short}", "tps": s["center_raw"], **spread_bounds(raw)}
+        for name, short, s, raw in (("A", short_a, a, raw_a), ("B", short_b, b, raw_b))
+        if isinstance(s["center_raw"], int | float)
+    ]
+    chart = None
+    svg = charts.bars_svg(title, bars) if len(bars) == 2 else None
+    if svg:
+        # Placed in the page itself: thousands of comparisons would be thousands of files.
+        chart = {
+            "svg": svg,
+            "description": f"{title}, on {comparison.get('machine')}. Bars: each side's centre "
+            f"in tps (A {a['center']}, B {b['center']}); the dark line runs from the lowest to "
+            "the highest run where the runs are known.",
+        }
+    return {
+        "id": cid,
+        "url": f"comparisons/{family}/#{cid}",
+        "title": title,
+        "factor": label,
+        "machine": str(comparison.get("machine")),
+        "verdict": verdict,
+        "verdict_words": sentence,
+        "a": a,
+        "b": b,
+        "context": f"On {comparison.get('machine')}. A: "
+        f"{group_words.get(str(raw_a.get('group'))) or short_a}. B: "
+        f"{group_words.get(str(raw_b.get('group'))) or short_b}.",
+        "held": knowledge.held_words(comparison.get("held_equal")),
+        "caveats": [f"Confound: {x['text']}." for x in comparison.get("confounds") or []]
+        + knowledge.caveat_words(comparison.get("differs_also")),
+        "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
+        "chart": chart,
+        "change_pct": comparison.get("change_pct"),
+        "short": f"{short_a} → {short_b}",
+    }
+
+
+def session_words(comparison: dict[str, Any]) -> str:
+    """What the verdict rests on, when that is not plain: measured apart (and why nothing can
+    be said), the variance between bench sessions in the interval, or the scale of noise this
+    knowledge base has measured beside a change it cannot judge."""
+    sessions = comparison.get("sessions") or {}
+    verdict = comparison.get("verdict")
+    if verdict == "not_comparable":
+        return f". No verdict: {sessions.get('why') or 'the sides were measured apart'}"
+    between = sessions.get("between")
+    if isinstance(between, dict):
+        return (
+            ". The interval includes the variance between bench sessions, estimated from "
+            f"{fmt.count(between.get('configurations'), 'configuration')} measured in "
+            f"{between.get('sessions')} sessions of this machine"
+        )
+    noise = comparison.get("noise_context")
+    if verdict == "spread_unknown" and isinstance(noise, dict):
+        return (
+            ". For scale, not as a test: the "
+            f"{fmt.count(noise.get('groups'), str(noise.get('workload')) + ' group')} with repeats "
+            f"in this knowledge base vary from run to run by a CV of "
+            f"{fmt.percent(noise.get('cv_pct_min'))} to {fmt.percent(noise.get('cv_pct_max'))} "
+            f"(median {fmt.percent(noise.get('cv_pct_median'))})"
+        )
+    return ""
+
+
+def spread_bounds(item: dict[str, Any]) -> dict[str, Any]:
+    spread = item.get("spread") or {}
+    center = knowledge.center_of(item)
+    low, high = spread.get("min"), spread.get("max")
+    return {
+        "min": low if isinstance(low, int | float) else center,
+        "max": high if isinstance(high, int | float) else center,
+    }
+
+
+def write_comparison_pages(
+    site: Site, families: dict[str, list[dict[str, Any]]], known: dict[str, Any]
+) -> None:
+    listed = []
+    cited = cited_slugs(known)
+    for slug, title, about, _ in knowledge.FAMILIES:
+        items = sorted(families.get(slug, []), key=lambda c: (c["machine"], c["id"]))
+        if not items:
+            continue
+        pages: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for item in items:
+            pages[item["url"].split("/")[1]].append(item)
+        if len(pages) == 1:
+            write_comparison_page(site, slug, title, about, items, known, cited)
+        else:
+            parts = []
+            for page, page_items in sorted(pages.items()):
+                machine = page_items[0]["machine"]
+                write_comparison_page(
+                    site, page, f"{title} on {machine}", about, page_items, known, cited
+                )
+                parts.append(
+                    {"title": machine, "url": f"comparisons/{page}/", "n": len(page_items)}
+                )
+            site.page(
+                f"comparisons/{slug}.md",
+                {
+                    "title": title,
+                    "description": f"Controlled comparisons of {about}, one page per machine.",
+                    "params": {"kind": "comparisons", "pages": parts},
+                },
+            )
+        listed.append(
+            {"title": title, "url": f"comparisons/{slug}/", "about": about, "n": len(items)}
+        )
+    if known.get("curves"):
+        listed.append(
+            {
+                "title": "Throughput curves",
+                "url": "comparisons/curves/",
+                "about": "tps as clients or scale grow, with its peak and fall-off",
+                "n": len(known["curves"]),
+            }
+        )
+    site.page(
+        "comparisons/_index.md",
+        {"title": "Comparisons", "params": {"kind": "comparison-list", "families": listed}},
+        "Each comparison sets two configurations of one machine side by side that differ in "
+        "one thing, and says whether the difference stands out from the noise of repeats.\n",
+    )
+
+
+def cited_slugs(known: dict[str, Any]) -> dict[str, dict[str, list[int]]]:
+    """For findings and interactions: by the page slug of each comparison cited, the positions
+    (in ``known``'s list) of the entries that cite it — worked out once, not once per page."""
+    citing: dict[str, dict[str, list[int]]] = {}
+    for key in ("findings", "interactions"):
+        by_slug = citing[key] = defaultdict(list)
+        for position, entry in enumerate(known.get(key) or []):
+            if isinstance(entry, dict):
+                for slug in {knowledge.page_slug(str(c)) for c in entry.get("comparisons") or []}:
+                    by_slug[slug].append(position)
+    return citing
+
+
+def _citing(
+    known: dict[str, Any], key: str, cited: dict[str, dict[str, list[int]]], ids: set[str]
+) -> list[dict[str, Any]]:
+    """The findings or interactions (``key``) that cite one of the comparisons ``ids``, in
+    their order."""
+    entries = known.get(key) or []
+    positions = sorted({n for slug in ids for n in cited[key].get(slug, ())})
+    return [entries[n] for n in positions]
+
+
+def write_comparison_page(
+    site: Site,
+    slug: str,
+    title: str,
+    about: str,
+    items: list[dict[str, Any]],
+    known: dict[str, Any],
+    cited: dict[str, dict[str, list[int]]] | None = None,
+) -> None:
+    """One page of comparisons: an overview chart, the findings and interactions that cite
+    them, and each comparison in full."""
+    ids = {c["id"] for c in items}
+    cited = cited or cited_slugs(known)
+
+    findings = [{"text": str(f.get("text"))} for f in _citing(known, "findings", cited, ids)]
+    interactions = [
+        {"text": str(i.get("text") or i.get("summary") or i.get("id"))}
+        for i in _citing(known, "interactions", cited, ids)
+    ]
+    overview = None
+    rows = [
+        {
+            "comparison": f"{number}. {c['short'][:56]}",
+            "change_pct": c["change_pct"],
+            "verdict": c["verdict"],
+        }
+        for number, c in enumerate(items, start=1)
+        if isinstance(c["change_pct"], int | float)
+    ]
+    if rows:
+        many = fmt.count(len(rows), "comparison")
+        description = (
+            f"Change of B against A, in percent, for each of the {many} on this page: green "
+            "where B is clearly higher, red where clearly lower, grey where "
+            "the difference is within the noise or the spread is unknown. Each comparison's "
+            "figures are in its table below."
+        )
+        spec = charts.changes_spec(f"{title}: change of B against A", description, rows)
+        overview = {"src": site.chart_from_spec(spec), "description": description}
+    site.page(
+        f"comparisons/{slug}.md",
+        {
+            "title": title,
+            "description": f"Controlled comparisons of {about}.",
+            "params": {
+                "kind": "comparisons",
+                "overview": overview,
+                "comparisons": items,
+                "findings": findings,
+                "interactions": interactions,
+            },
+        },
+    )

@@ -1,0 +1,166 @@
+"""The results explorer, the machines list, and the home page's data (key findings, recent
+runs)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive import (
+    hardware,
+    knowledge,
+    links,
+    runpage,
+)
+from pgbench_kb.derive.source_pages import write_sources
+from pgbench_kb.derive.writer import Site
+
+HOME_RECENT = 12
+
+
+HOME_FINDINGS = 8
+
+
+def write_machines(site: Site, rows: list[dict[str, Any]], placed: dict[str, Any]) -> None:
+    """For each hardware note: its runs (server or client) and the comparisons on it."""
+    machines: dict[str, dict[str, Any]] = defaultdict(lambda: {"runs": [], "comparisons": []})
+    for row in rows:
+        for slug in {row["machine"], row["client_machine"]} - {None}:
+            machines[str(slug)]["runs"].append(table_row(row))
+    for family in placed["families"].values():
+        for item in family:
+            machines[item["machine"].split(" ")[0]]["comparisons"].append(
+                {"title": item["title"], "url": item["url"], "verdict": item["verdict_words"]}
+            )
+    site.data(
+        "machines",
+        {"machines": dict(sorted(machines.items())), "specs": hardware.specs(site.root)},
+    )
+
+
+def table_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "url": row["url"],
+        "title": row["title"],
+        "date": row["recorded_at"],
+        "machine": row["machine"],
+        "version": row["postgres_version"],
+        "workload": row["workload"],
+        "clients": row["clients"],
+        "tps": row["tps_shown"],
+        "tps_raw": row["tps"],
+        "latency": row["latency_shown"],
+        "synthetic": row["synthetic"],
+    }
+
+
+def explorer_row(
+    row: dict[str, Any], title: str, url: str, *, n: Any, tps: Any, tps_raw: Any, spread: str
+) -> dict[str, Any]:
+    """One line of the results explorer: a group of repeats, or a run in no group."""
+    return {
+        "title": title,
+        "url": url,
+        "machine": row["machine"],
+        "storage": row["storage_short"] or "",
+        "version": row["postgres_version"] or "",
+        "workload": row["workload"] or "custom",
+        "clients": row["clients"],
+        "n": n,
+        "tps": tps,
+        "tps_raw": tps_raw,
+        "spread": spread,
+        "latency": row["latency_shown"],
+        "latency_raw": row["latency_avg_ms"],
+    }
+
+
+def write_lists(
+    site: Site,
+    rows: list[dict[str, Any]],
+    placed: dict[str, Any],
+    known: dict[str, Any],
+    history: dict[str, Any],
+) -> None:
+    explorer = [
+        explorer_row(
+            group["row"], group["title"], group["url"], n=group["what"], tps=group["center"],
+            tps_raw=group["center_raw"] if group["center_raw"] is not None else group["row"]["tps"],
+            spread=group["spread"] or "",
+        )
+        for group in placed["groups"]
+    ]  # fmt: skip
+    in_group = {str(m["id"]) for m in rows if "group" in placed["run_links"].get(str(m["id"]), {})}
+    explorer += [
+        explorer_row(
+            row, row["title"], row["url"], n=row["statistic"], tps=row["tps_shown"],
+            tps_raw=row["tps"], spread="",
+        )
+        for row in rows
+        if str(row["id"]) not in in_group
+    ]  # fmt: skip
+    explorer.sort(key=lambda e: (str(e["machine"]), str(e["title"]), str(e["url"])))
+    site.page(
+        "results/_index.md",
+        {
+            "title": "Results explorer",
+            "description": "Every configuration measured: machine, storage, version, workload, "
+            "clients, throughput and latency; sort and filter.",
+            "params": {"kind": "explorer", "rows": explorer},
+        },
+    )
+    urls = placed["comparison_urls"]
+    all_findings = [f for f in known.get("findings") or [] if isinstance(f, dict)]
+    shown = home_findings(all_findings, HOME_FINDINGS)
+    findings = [
+        {
+            "text": str(f.get("text")),
+            "url": next(
+                (urls[knowledge.page_slug(str(c))] for c in f.get("comparisons") or []
+                 if knowledge.page_slug(str(c)) in urls),
+                None,
+            ),
+        }
+        for f in shown
+    ]  # fmt: skip
+    site.data(
+        "home",
+        {
+            "recent": [table_row(r) for r in rows[:HOME_RECENT]],
+            "findings": findings,
+            "runs": fmt.count(len(rows), "run"),
+            "machines": fmt.count(len({r["machine"] for r in rows}), "machine"),
+            "groups": fmt.count(len(placed["groups"]), "configuration"),
+        },
+    )
+    write_sources(site, rows, known, urls)
+    site.page(
+        "changes/_index.md",
+        {
+            "title": "Recent changes",
+            "description": "The latest changes to run files and pages, from the project's git "
+            "history.",
+            "params": {"kind": "changes", "changes": history["recent"]},
+        },
+    )
+    site.data("git", {"files": history["files"]})
+    site.data("links", {"links": links.backlinks(site.root)})
+    site.data("fields", {"about": runpage.field_descriptions()})
+
+
+def home_findings(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The key findings (analyze's ``ranking``: one per question and machine, never a compound
+    "every step at once" or an unsafe setting), in its order — storage, durability, memory,
+    checkpoints, versions, OS, then pgbench's own parameters — taking the first of each topic
+    before a second of any, so that one source's many storage rows do not fill the page."""
+    key = [f for f in findings if f.get("key")]
+    first: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for f in key:
+        if str(f.get("topic")) not in seen:
+            seen.add(str(f.get("topic")))
+            first.append(f)
+    rest = [f for f in key if not any(f is g for g in first)]
+    return (first + rest)[:limit]

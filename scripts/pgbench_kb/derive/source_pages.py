@@ -1,0 +1,92 @@
+"""The sources page: each source's runs and its claims, checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive import (
+    knowledge,
+)
+from pgbench_kb.derive.writer import Site
+
+
+def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Each source's conclusions as ``analyze`` checked them, by source title."""
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for claim in known.get("claims") or []:
+        if not isinstance(claim, dict):
+            continue
+        checks = [c for c in claim.get("checks") or [] if isinstance(c, dict)]
+        by_source.setdefault(str(claim.get("source")), []).append(
+            {
+                "claim": str(claim.get("claim")),
+                "verdict": str(claim.get("verdict")),
+                # The figures as analyze wrote them (set-aside rows, rankings and published
+                # figures included), then what the claim says a reader must know beside them.
+                "checked": ". ".join(
+                    str(part).strip().rstrip(".")
+                    for part in (claim.get("checked"), claim.get("notes"))
+                    if part
+                )
+                or "; ".join(
+                    f"{fmt.change(c.get('change_pct'))} on {c.get('version') or 'its version'}"
+                    for c in checks
+                    if c.get("change_pct") is not None
+                ),
+                "reason": claim.get("reason"),
+                "url": next(
+                    (
+                        urls[knowledge.page_slug(str(c.get("comparison")))]
+                        for c in checks
+                        if knowledge.page_slug(str(c.get("comparison"))) in urls
+                    ),
+                    None,
+                ),
+            }
+        )
+    return by_source
+
+
+def write_sources(
+    site: Site, rows: list[dict[str, Any]], known: dict[str, Any], urls: dict[str, str]
+) -> None:
+    by_title: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        title = row["source_title"]
+        if not title:
+            continue
+        entry = by_title.setdefault(title, {"title": title, "runs": [], "machines": set()})
+        entry["runs"].append(
+            {
+                "title": row["title"],
+                "url": row["url"],
+                "tps": row["tps_shown"],
+                "locator": row["source_locator"],
+            }
+        )
+        entry["machines"].add(str(row["machine"]))
+    claims = claims_of(known, urls)
+    sources = [
+        {
+            "title": e["title"],
+            "claims": next(
+                (found for name, found in claims.items() if name.split(" (")[0] == e["title"]), []
+            ),
+            "machines": sorted(e["machines"]),
+            "taken": f"{fmt.count(len(e['runs']), 'run')} transcribed: the figures, and the "
+            "settings and setup as far as the source stated them; where in the source each "
+            "comes from is listed with it",
+            "runs": e["runs"],
+        }
+        for e in sorted(by_title.values(), key=lambda e: e["title"])
+    ]
+    site.page(
+        "sources/_index.md",
+        {
+            "title": "Sources",
+            "description": "Publications whose results were transcribed, and what was taken "
+            "from each.",
+            "params": {"kind": "sources", "sources": sources},
+        },
+    )
