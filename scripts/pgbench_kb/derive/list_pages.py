@@ -1,4 +1,4 @@
-"""The results explorer, the machines list, and the home page's data (key findings, recent
+"""The machines list, and the home page's data (key findings, recent
 runs)."""
 
 from __future__ import annotations
@@ -56,27 +56,6 @@ def table_row(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def explorer_row(
-    row: dict[str, Any], title: str, url: str, *, n: Any, tps: Any, tps_raw: Any, spread: str
-) -> dict[str, Any]:
-    """One line of the results explorer: a group of repeats, or a run in no group."""
-    return {
-        "title": title,
-        "url": url,
-        "machine": row["machine"],
-        "storage": row["storage_short"] or "",
-        "version": row["postgres_version"] or "",
-        "workload": row["workload"] or "custom",
-        "clients": row["clients"],
-        "n": n,
-        "tps": tps,
-        "tps_raw": tps_raw,
-        "spread": spread,
-        "latency": row["latency_shown"],
-        "latency_raw": row["latency_avg_ms"],
-    }
-
-
 def write_lists(
     site: Site,
     rows: list[dict[str, Any]],
@@ -84,33 +63,6 @@ def write_lists(
     known: dict[str, Any],
     history: dict[str, Any],
 ) -> None:
-    explorer = [
-        explorer_row(
-            group["row"], group["title"], group["url"], n=group["what"], tps=group["center"],
-            tps_raw=group["center_raw"] if group["center_raw"] is not None else group["row"]["tps"],
-            spread=group["spread"] or "",
-        )
-        for group in placed["groups"]
-    ]  # fmt: skip
-    in_group = {str(m["id"]) for m in rows if "group" in placed["run_links"].get(str(m["id"]), {})}
-    explorer += [
-        explorer_row(
-            row, row["title"], row["url"], n=row["statistic"], tps=row["tps_shown"],
-            tps_raw=row["tps"], spread="",
-        )
-        for row in rows
-        if str(row["id"]) not in in_group
-    ]  # fmt: skip
-    explorer.sort(key=lambda e: (str(e["machine"]), str(e["title"]), str(e["url"])))
-    site.page(
-        "results/_index.md",
-        {
-            "title": "Results explorer",
-            "description": "Every configuration measured: machine, storage, version, workload, "
-            "clients, throughput and latency; sort and filter.",
-            "params": {"kind": "explorer", "rows": explorer},
-        },
-    )
     urls = placed["comparison_urls"]
     all_findings = [f for f in known.get("findings") or [] if isinstance(f, dict)]
     shown = home_findings(all_findings, HOME_FINDINGS)

@@ -7,6 +7,7 @@ found, and writes under ``build/site/`` (git-ignored, mounted into Hugo by confi
 - ``content/groups/<id>.md`` — one page per configuration (a group of repeats);
 - ``content/comparisons/<family>.md`` — one page per family of comparisons;
 - ``content/{results,sources,downloads,changes}/_index.md`` — the explorer and other lists;
+- ``content/compare/_index.md``, ``static/compare/data/`` — compare any two (``explorer``);
 - ``data/*.json`` — what hand-written pages show (a machine's runs, backlinks, key findings);
 - ``specs/*.vl.json`` — the Vega-Lite spec of each chart, which ``kb charts`` draws (see
   ``charts.py``; the bars of a comparison and a run's -P line are SVG placed in their page);
@@ -36,6 +37,7 @@ from pgbench_kb.derive import (
     runpage,
 )
 from pgbench_kb.derive.downloads import comparisons_text, runs_json, write_downloads
+from pgbench_kb.derive.explorer import write_explorer
 from pgbench_kb.derive.group_pages import place_knowledge, write_group_list
 from pgbench_kb.derive.list_pages import write_lists, write_machines
 from pgbench_kb.derive.run_pages import (
@@ -99,12 +101,14 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
             row["title"] = runpage.run_title(row, words)
             row["apart"] = ", ".join(words)
             row["url"] = run_url(str(row["id"]))
-        placed = place_knowledge(site, known, rows, {str(r.row["id"]): r.facets for r in light})
+        facets = {str(r.row["id"]): r.facets for r in light}
+        placed = place_knowledge(site, known, rows, facets)
         rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
         write_run_lists(site, rows_by_date)
         write_group_list(site, placed["groups"])
         write_machines(site, rows_by_date, placed)
         write_lists(site, rows_by_date, placed, known, history)
+        write_explorer(site, rows_by_date, placed, known, facets)
         write_downloads(site, rows_by_date)
         # Written while the workers end the second pass (none of it needs the pages' texts);
         # the rest, once they are done, beside the run pages.

@@ -1,0 +1,322 @@
+"""The results explorer (``/results/``: every configuration, with its facets) and the data of
+"compare any two" (``/compare/``: a page the browser fills from ``compare/data/*.json``).
+
+The explorer is a plain table that works without JavaScript; each row carries its facets
+(``data-facets``), the other names people type for its values (``data-words``: ``raid10``,
+``RAID 1+0``, ``battery``) and its key for "compare any two" (``data-key``). The version
+column sorts as versions (``data-value``: 8.0 < 8.4 < 10.1).
+
+Compare any two reads ``compare/data/index.json`` (every configuration: key, title, machine,
+figure, and which machine file holds its facts) and, for the two picked, their machines'
+files (``compare/data/<machine>.json``: each configuration's facts as label → value, and the
+verdict of each controlled comparison between two of them), so that the page loads what it
+shows and not the facts of every configuration at 10,000 runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from pgbench_kb import jsontext
+from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive import knowledge
+from pgbench_kb.derive.describe import WAL_PLACEMENT
+from pgbench_kb.derive.writer import Site
+from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
+
+#: The facets of the explorer, in the order shown, by the search filter they come from.
+FACETS = (
+    ("PostgreSQL", "postgresql"),
+    ("RAID level", "raid level"),
+    ("WAL placement", "wal placement"),
+    ("Write cache", "write cache"),
+    ("Machine", "machine"),
+    ("Workload", "workload"),
+    ("Origin", "origin"),
+)
+
+#: Other names people type for a facet value (lower case), beside the value itself.
+WORDS = {
+    "RAID1+0": ("raid10", "raid 10", "raid 1+0", "raid1/0", "raid 1/0", "stripe of mirrors"),
+    "RAID1": ("raid 1", "mirror"),
+    "RAID0": ("raid 0", "stripe"),
+    "RAID5": ("raid 5",),
+    "RAID6": ("raid 6",),
+    "RAID50": ("raid 50", "raid5+0"),
+    "RAID60": ("raid 60", "raid6+0"),
+    "single disk": ("no raid", "one disk"),
+    "BBU cache": ("battery", "battery-backed", "bbu", "write-back", "write back cache"),
+    "no write cache": ("write-through", "no bbu", "no battery"),
+}
+
+
+def version_key(version: Any) -> int | None:
+    """A number that sorts versions as versions: ``8.0`` < ``8.4.2`` < ``10.1`` < ``17devel``
+    < ``17.0``; ``None`` without a leading number."""
+    match = re.match(r"^(\d+)(?:\.(\d+))?(?:\.(\d+))?(.*)$", str(version or "").strip())
+    if not match:
+        return None
+    major, minor, patch, rest = match.groups()
+    key = int(major) * 1_000_000 + int(minor or 0) * 1_000 + int(patch or 0)
+    # 17devel, 9.6beta2: before the release they lead to.
+    return key * 10 + (0 if rest and not minor else 5)
+
+
+def facet_values(facets: dict[str, str]) -> dict[str, str]:
+    """A row's facets by the name shown (``PostgreSQL``: ``8.4``, not ``PostgreSQL 8.4``)."""
+    found = {}
+    for shown, name in FACETS:
+        value = facets.get(name) or facets.get(shown)
+        if value:
+            found[shown] = value.removeprefix("PostgreSQL ") if shown == "PostgreSQL" else value
+    return found
+
+
+def row_words(facets: dict[str, str]) -> str:
+    """The other names of a row's facet values, for the word filter."""
+    words: list[str] = []
+    for value in facets.values():
+        words += WORDS.get(value, ())
+    return " ".join(dict.fromkeys(words))
+
+
+def explorer_row(
+    row: dict[str, Any],
+    title: str,
+    url: str,
+    *,
+    key: str,
+    n: Any,
+    tps: Any,
+    tps_raw: Any,
+    spread: str,
+    cv: Any,
+    facets: dict[str, str],
+) -> dict[str, Any]:
+    """One line of the results explorer: a group of repeats, or a run in no group."""
+    shown = facet_values(facets)
+    return {
+        "key": key,
+        "title": title,
+        "url": url,
+        "machine": row["machine"],
+        "storage": row["storage_short"] or "",
+        "version": row["postgres_version"] or "",
+        "version_key": version_key(row["postgres_version"]),
+        "workload": row["workload"] or "custom",
+        "clients": row["clients"],
+        "n": n,
+        "tps": tps,
+        "tps_raw": tps_raw,
+        "spread": spread,
+        "cv": fmt.percent(cv) if isinstance(cv, int | float) else "",
+        "cv_raw": cv,
+        "latency": row["latency_shown"],
+        "latency_raw": row["latency_avg_ms"],
+        "facets": shown,
+        "words": row_words(shown),
+    }
+
+
+def write_explorer(
+    site: Site,
+    rows: list[dict[str, Any]],
+    placed: dict[str, Any],
+    known: dict[str, Any],
+    facets: dict[str, dict[str, str]],
+) -> None:
+    """The explorer page, the compare page and the compare data."""
+    groups = {str(g.get("id")): g for g in known.get("groups") or [] if isinstance(g, dict)}
+    explorer = []
+    for group in placed["groups"]:
+        raw = groups.get(group["id"], {})
+        explorer.append(
+            explorer_row(
+                group["row"], group["title"], group["url"],
+                key=knowledge.page_slug(group["id"]),
+                n=fmt.count(raw.get("n") or 1, "run"),
+                tps=group["center"],
+                tps_raw=group["center_raw"] if group["center_raw"] is not None
+                else group["row"]["tps"],
+                spread=group["spread"] or "",
+                cv=(raw.get("spread") or {}).get("cv_pct"),
+                facets=facets.get(str(group["row"]["id"])) or {},
+            )
+        )  # fmt: skip
+    in_group = {str(m["id"]) for m in rows if "group" in placed["run_links"].get(str(m["id"]), {})}
+    explorer += [
+        explorer_row(
+            row, row["title"], row["url"], key="", n=row["statistic"], tps=row["tps_shown"],
+            tps_raw=row["tps"], spread="", cv=None, facets=facets.get(str(row["id"])) or {},
+        )
+        for row in rows
+        if str(row["id"]) not in in_group
+    ]  # fmt: skip
+    explorer.sort(key=lambda e: (str(e["machine"]), str(e["title"]), str(e["url"])))
+    site.page(
+        "results/_index.md",
+        {
+            "title": "Results explorer",
+            "description": "Every configuration measured: throughput, latency, clients, "
+            "PostgreSQL version, storage and machine; sort, filter by facets, and pick two to "
+            "compare.",
+            "params": {
+                "kind": "explorer",
+                "rows": explorer,
+                "facets": [shown for shown, _ in FACETS],
+            },
+        },
+    )
+    write_compare(site, placed, known)
+
+
+#: The first words of a field's path, as a reader names them.
+PATH_WORDS = {
+    "storage.data.array": "data array",
+    "storage.data": "data",
+    "storage.wal.array": "WAL array",
+    "storage.wal": "WAL",
+    "storage.controller": "controller",
+    "server.os": "operating system",
+    "server": "server",
+    "postgres.build": "PostgreSQL build",
+    "postgres.settings": "setting",
+    "postgres": "PostgreSQL",
+    "benchmark.workload.scripts": "workload script",
+    "benchmark": "pgbench",
+    "provenance.source": "source",
+    "provenance": "",
+}
+
+
+def fact_label(path: str) -> str:
+    """A field's name for a reader: analyze's label where it has one (``WAL placement``),
+    else the path in words (``storage.wal.array.disk_size_bytes`` → ``WAL array disk size``;
+    a setting keeps its own name, as postgresql.conf spells it)."""
+    if path.startswith("postgres.settings."):
+        return path.removeprefix("postgres.settings.")
+    label = knowledge.field_label(path)
+    if label == path:
+        label = path.replace(".", " ").replace("_", " ")
+        for prefix, words in PATH_WORDS.items():
+            if path.startswith(prefix + "."):
+                rest = re.sub(r"_(bytes|s|ms|kb)$", "", path.removeprefix(prefix + "."))
+                label = f"{words} {rest.replace('.', ' ').replace('_', ' ')}".strip()
+                break
+    return label[:1].upper() + label[1:]
+
+
+def fact_value(path: str, value: Any) -> str:
+    """A fact's value with its unit (sizes in bytes as sizes, seconds as seconds)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if path.endswith("_bytes"):
+            return fmt.size(value) or str(value)
+        if path.endswith("_s"):
+            return fmt.seconds(value) or str(value)
+        if path.endswith("_kb"):
+            return f"{fmt.figure(value)} kB"
+    if isinstance(value, str):
+        if path.endswith(".level"):
+            return LEVEL_NAMES.get(value, value)
+        if path.endswith(".media"):
+            return MEDIA_NAMES.get(value, value)
+        if path.endswith(".placement"):
+            return WAL_PLACEMENT.get(value, value)
+    return knowledge._value(value)
+
+
+def _facts(group: dict[str, Any]) -> dict[str, str]:
+    """A configuration's facts as a reader reads them: label → value."""
+    facts = {"Machine": str(group.get("machine"))}
+    if group.get("client_machine"):
+        facts["Client machine"] = str(group["client_machine"])
+    facts["Measured in"] = session_words(group.get("session"))
+    for path, value in sorted((group.get("factors") or {}).items()):
+        facts.setdefault(fact_label(path), fact_value(path, value))
+    for path, value in sorted((group.get("incidental") or {}).items()):
+        if path in {"repeat.session", "provenance.source.title"}:
+            continue  # said by "Measured in"
+        facts.setdefault(fact_label(path), fact_value(path, value))
+    return facts
+
+
+def session_words(session: Any) -> str:
+    """``bench 20261123T134421Z`` → ``bench session 20261123T134421Z``; ``source X`` → ``the
+    source "X"``."""
+    text = str(session or "")
+    if text.startswith("bench "):
+        return "bench session " + text.removeprefix("bench ")
+    if text.startswith("source "):
+        return f"the source “{text.removeprefix('source ')}”"
+    return text or "not recorded"
+
+
+def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> None:
+    """``compare/data/index.json``, one ``compare/data/<machine>.json`` per machine, and the
+    page that reads them."""
+    info = {g["id"]: g for g in placed["groups"]}
+    shown_of = {c["id"]: c for family in placed["families"].values() for c in family}
+    index = []
+    by_machine: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"configurations": {}, "comparisons": {}}
+    )
+    machine_of: dict[str, str] = {}
+    for group in known.get("groups") or []:
+        if not isinstance(group, dict) or str(group.get("id")) not in info:
+            continue
+        placed_group = info[str(group["id"])]
+        key = knowledge.page_slug(str(group["id"]))
+        machine = knowledge.page_slug(str(group.get("machine")))
+        machine_of[str(group["id"])] = machine
+        index.append(
+            {
+                "key": key,
+                "title": placed_group["title"],
+                "machine": str(group.get("machine")),
+                "file": machine,
+                "tps": placed_group["center"],
+            }
+        )
+        by_machine[machine]["configurations"][key] = {
+            "url": placed_group["url"],
+            "figure": placed_group["center"],
+            "what": placed_group["what"],
+            "spread": placed_group["spread"],
+            "latency": fmt.ms(group.get("latency_avg_ms")),
+            "session": session_words(group.get("session")),
+            "facts": _facts(group),
+        }
+    for comparison in known.get("comparisons") or []:
+        if not isinstance(comparison, dict) or comparison.get("metric", "tps") != "tps":
+            continue
+        if comparison.get("kind") == "span":
+            continue  # the two ends of several steps: each step is its own comparison
+        a, b = comparison.get("a") or {}, comparison.get("b") or {}
+        shown = shown_of.get(knowledge.page_slug(str(comparison.get("id"))))
+        if shown is None or str(a.get("group")) not in machine_of:
+            continue
+        pair = f"{knowledge.page_slug(str(a.get('group')))} {knowledge.page_slug(str(b.get('group')))}"
+        entry = {
+            "verdict": str(comparison.get("verdict")),
+            "words": shown["verdict_words"],
+            "title": shown["title"],
+            "url": shown["url"],
+        }
+        for group_id in (str(a.get("group")), str(b.get("group"))):
+            if group_id in machine_of:
+                by_machine[machine_of[group_id]]["comparisons"][pair] = entry
+    index.sort(key=lambda e: (e["machine"], e["title"], e["key"]))
+    site.static("compare/data/index.json", jsontext.strict({"configurations": index}))
+    for machine, data in sorted(by_machine.items()):
+        site.static(f"compare/data/{machine}.json", jsontext.strict(data))
+    site.page(
+        "compare/_index.md",
+        {
+            "title": "Compare two configurations",
+            "description": "Pick any two configurations: both side by side, every fact that "
+            "differs marked, and the verdict of their comparison when there is one.",
+            "params": {"kind": "compare", "not_searched": True},
+        },
+    )
