@@ -353,8 +353,8 @@ def _configure_index(p: argparse.ArgumentParser) -> None:
         "--cache",
         type=Path,
         metavar="DIR",
-        help="keep each slice's index here and index again only the slices whose pages "
-        "changed (scripts/site.sh: ROOT/build/cache/search); without it, every slice is indexed",
+        help="keep the index here and index again only when an indexed page changed "
+        "(scripts/site.sh: ROOT/build/cache/search); without it, the site is indexed",
     )
 
 
@@ -363,7 +363,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
     done = slices.build(args.site, args.cache)
     print(
-        f"search index: {args.site}/pagefind, {len(done.slices)} slice(s): "
+        f"search index: {args.site}/pagefind, one bundle: "
         f"{len(done.indexed)} indexed ({done.filters} filter file(s) in a fixed order), "
         f"{len(done.reused)} reused, {len(done.dropped)} removed"
     )

@@ -1,11 +1,13 @@
 /* pgbench-kb search: our own small UI over Pagefind's JS API. `kb index` writes one Pagefind
-   bundle per slice of the site (pagefind/<slice>/) and lists them in pagefind/slices.json;
-   this script imports each slice's pagefind.js, queries them all and merges the answers.
+   bundle for the whole site (pagefind/); this script imports its pagefind.js.
    Words, filter checkboxes with counts, and an order: relevance or tps.
-   - Merged by relevance: by Pagefind's score. Ordered by tps: a k-way merge of the slices'
-     tps-ordered lists, reading the data of each list's next result only (its tps meta).
-   - Filter counts are the sums over the slices; a slice that lacks a ticked filter has no
-     page matching it and is not asked.
+   - The code below still takes a list of bundles ("slices") and merges their answers (by
+     Pagefind's score, or a k-way merge in tps order); with the one bundle the merge keeps
+     Pagefind's own order.
+   - The first result is shown as soon as its data is read; the others are read after it, so
+     that the page answers after some 20 requests, not 40.
+   - Words that are a PostgreSQL version ("8.4", "10.1", "PG 9.6") list the pages of that
+     version first (Pagefind's filter on it), then the other pages the words find.
    - Works at a server's root and under any sub-path: the bundle and the site's base are
      worked out from this script's own address, never written into the page.
    - Text from the index is inserted as text; only Pagefind's <mark> in excerpts becomes an
@@ -204,11 +206,21 @@
     var next = 0;
     return {
       left: all.length,
-      take: function (n) {
+      take: function (n, first) {
         var chosen = all.slice(next, next + n);
         next += chosen.length;
         this.left = all.length - next;
-        return Promise.all(chosen.map(function (c) { return c.r.data(); }));
+        if (!chosen.length) { return Promise.resolve([]); }
+        /* The first result's data alone, shown at once (``first``), then the others. */
+        return chosen[0].r.data().then(function (head) {
+          if (first) { first(head); }
+          /* After the next frame: the first result is drawn before the others are asked. */
+          return new Promise(function (resolve) {
+            window.requestAnimationFrame(function () { setTimeout(resolve, 0); });
+          }).then(function () {
+            return Promise.all(chosen.slice(1).map(function (c) { return c.r.data(); }));
+          }).then(function (rest) { return first ? rest : [head].concat(rest); });
+        });
       }
     };
   }
@@ -264,10 +276,38 @@
 
   function showMore(id) {
     more.hidden = true;
-    return pending.take(PAGE_SIZE).then(function (pages) {
+    var shown = function (data) { if (id === latest) { list.append(item(data)); } };
+    return pending.take(PAGE_SIZE, shown).then(function (pages) {
       if (id !== latest) { return; }
-      pages.forEach(function (data) { list.append(item(data)); });
+      pages.forEach(shown);
       more.hidden = pending.left === 0;
+    });
+  }
+
+  /* "8.4", "8.4.2", "PG 10.1", "postgresql 17" → the PostgreSQL filter value it names
+     ("PostgreSQL 8.4", "PostgreSQL 10"), when the site has it; null otherwise. */
+  function versionOf(term) {
+    var match = /^(?:pg|postgres|postgresql)?\s*(\d+)(?:\.(\d+))?(?:\.\d+)?$/i.exec(term);
+    if (!match) { return null; }
+    var major = Number(match[1]);
+    var value = "PostgreSQL " + (major >= 10 || match[2] === undefined ? major : major + "." + match[2]);
+    return (totals.postgresql || {})[value] ? value : null;
+  }
+
+  /* The pages of ``version`` (Pagefind's filter), then the word search's other results. */
+  function versionFirst(term, version, options, answers) {
+    var filters = Object.assign({}, options.filters);
+    var ticked = filters.postgresql ? filters.postgresql.any : null;
+    if (ticked && ticked.indexOf(version) === -1) { return Promise.resolve(answers); }
+    filters.postgresql = { any: [version] };
+    return searchAll(null, { filters: filters }).then(function (pinned) {
+      return answers.map(function (answer, s) {
+        var first = pinned[s].results;
+        var seen = {};
+        first.forEach(function (r) { seen[r.id] = true; r.score = Infinity; });
+        var rest = answer.results.filter(function (r) { return !seen[r.id]; });
+        return { results: first.concat(rest), filters: answer.filters };
+      });
     });
   }
 
@@ -308,7 +348,10 @@
     if (sort) { options.sort = { tps: sort }; }
     status.textContent = "Searching…";
     list.setAttribute("aria-busy", "true");
+    var version = term && !sort ? versionOf(term) : null;
     return searchAll(term || null, options).then(function (answers) {
+      return version ? versionFirst(term, version, options, answers) : answers;
+    }).then(function (answers) {
       if (id !== latest) { return; }
       var lists = answers.map(function (a) { return a.results; });
       pending = sort ? byTps(lists, sort) : byScore(lists);
@@ -340,27 +383,17 @@
     });
   }
 
-  /* Each slice listed in the manifest: its pagefind.js, set up, and its filters. */
+  /* The site's one bundle: its pagefind.js, set up, and its filters. */
   function loadSlices() {
-    return fetch(new URL("slices.json", bundle).href)
-      .then(function (response) {
-        if (!response.ok) { throw new Error("no slices.json"); }
-        return response.json();
-      })
-      .then(function (manifest) {
-        return Promise.all(manifest.slices.map(function (name) {
-          var folder = new URL(name, bundle);
-          return import(new URL("pagefind.js", folder).href).then(function (api) {
-            return api.options({ baseUrl: site.pathname, bundlePath: folder.pathname })
-              .then(function () { return api.filters(); })
-              .then(function (filters) {
-                var names = {};
-                Object.keys(filters).forEach(function (n) { names[n] = true; });
-                return { api: api, names: names, filters: filters };
-              });
-          });
-        }));
-      });
+    return import(new URL("pagefind.js", bundle).href).then(function (api) {
+      return api.options({ baseUrl: site.pathname, bundlePath: bundle.pathname })
+        .then(function () { return api.filters(); })
+        .then(function (filters) {
+          var names = {};
+          Object.keys(filters).forEach(function (n) { names[n] = true; });
+          return [{ api: api, names: names, filters: filters }];
+        });
+    });
   }
 
   function start(loaded) {

@@ -1,6 +1,6 @@
-"""Benchmark: the search stage (`kb index`: Pagefind per slice, its filter index rewritten in
+"""Benchmark: the search stage (`kb index`: Pagefind on the whole site, its filter index rewritten in
 a fixed order, unused bundle files removed), either on a site already built, on the same site
-before and after one run was added (cold, then with the cache of slices), or on generated
+before and after one run was added (cold, then with the cache), or on generated
 pages shaped like run pages (nine filters, a tps sort key and meta).
 
     .venv/bin/python tests/perf/bench_search_index.py --site DIR/site/public [--repeat 3]
@@ -165,7 +165,7 @@ def on_site(site: Path, kb: Path, repeat: int) -> None:
 
 
 def one_more_run(before: Path, after: Path, kb: Path, repeat: int) -> None:
-    print(f"search stage on {before} (cold), then {after} with the cache of slices:")
+    print(f"search stage on {before} (cold), then {after} with the cache:")
     with tempfile.TemporaryDirectory(prefix="kb-bench-index.") as tmp:
         figures: dict[str, list[tuple[float, float]]] = {"cold": [], "one more run": []}
         for n in range(repeat):

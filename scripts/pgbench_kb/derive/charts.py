@@ -7,10 +7,14 @@
   leaves exactly the current charts in ``build/charts/`` (mounted by Hugo at ``/charts/``).
   Vega-Lite's own default font is replaced by the reader's system font: an SVG never names an
   outside URL.
-- The ``-P`` progress chart of each run and the two bars of each comparison: drawn here as plain
-  SVG (a few hundred bytes of code instead of one Vega call each: at about 15-20 ms of CPU a
-  chart, measured, 10,000 runs would take minutes). Both are placed in their page itself
-  (thousands of small files cost more to write and copy than to inline).
+- The ``-P`` progress chart of each run (tps, and latency where pgbench logged it) and the
+  runs of each comparison (a dot per run): drawn here as plain SVG (a few hundred bytes of
+  code instead of one Vega call each: at about 15-20 ms of CPU a chart, measured, 10,000 runs
+  would take minutes). Both are placed in their page itself (thousands of small files cost
+  more to write and copy than to inline).
+
+Every chart is laid out for a phone's column (336 px on a 360-px screen), so no text is scaled
+below 11 px there; a wide screen shows it at that size.
 
 Every chart is shown with a title, a text description and its data table beside it (layouts
 ``chart/figure.html``). Every text put into an SVG here is XML-escaped, so an SVG placed in
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -235,66 +240,54 @@ def base_spec(title: str, description: str, values: list[dict[str, Any]]) -> dic
     }
 
 
-def comparison_spec(title: str, description: str, bars: list[dict[str, Any]]) -> dict[str, Any]:
-    """Horizontal bars of each side's centre, with the spread (min to max) as a rule.
-
-    ``bars``: ``{"side": label, "tps": centre, "min": …, "max": …}``.
-    """
-    spec = base_spec(title, description, bars)
-    spec |= {
-        "width": 420,
-        "height": {"step": 34},
-        "layer": [
-            {
-                "mark": {"type": "bar", "color": "#1f5fa8", "height": 18},
-                "encoding": {
-                    "y": {"field": "side", "type": "nominal", "title": None, "sort": None},
-                    "x": {"field": "tps", "type": "quantitative", "title": "tps (median)"},
-                },
-            },
-            {
-                "mark": {"type": "rule", "color": "#1d2430", "strokeWidth": 2},
-                "encoding": {
-                    "y": {"field": "side", "type": "nominal", "sort": None},
-                    "x": {"field": "min", "type": "quantitative"},
-                    "x2": {"field": "max"},
-                },
-            },
-        ],
-    }
-    return spec
+#: Inline charts are drawn this wide, or narrower: a page's column is 336 px wide on a 360-px
+#: screen, so an inline chart is never scaled down there and its text stays at its size.
+NARROW = 336
+#: Every text in a chart is at least this many pixels (at 360 px as on a wide screen).
+TEXT_PX = 12
 
 
-def curve_spec(
-    title: str, description: str, points: list[dict[str, Any]], x_title: str
-) -> dict[str, Any]:
-    """Lines of tps against a numeric factor (clients, scale…), one line per series."""
-    spec = base_spec(title, description, points)
-    spec |= {
-        "width": 460,
-        "height": 240,
-        "mark": {"type": "line", "point": True},
-        "encoding": {
-            "x": {"field": "x", "type": "quantitative", "title": x_title},
-            "y": {"field": "tps", "type": "quantitative", "title": "tps"},
-        },
-    }
-    if len({p.get("series") for p in points}) > 1:
-        spec["encoding"]["color"] = {"field": "series", "type": "nominal", "title": None}
-    return spec
-
-
-def _ticks(low: float, high: float) -> list[float]:
+def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
+    """Round values (1, 2 or 5 times a power of ten) from ``low`` to ``high``, about
+    ``count`` of them; the first at or below ``low``, the last at or above ``high``."""
     if high <= low:
-        return [low]
-    return [low, (low + high) / 2, high]
+        high = low + (abs(low) or 1.0)
+    raw = (high - low) / max(count - 1, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first = math.floor(low / step) * step
+    ticks = [first]
+    while ticks[-1] < high - step * 1e-9:
+        ticks.append(ticks[-1] + step)
+    return [round(t, 10) for t in ticks]
+
+
+def _svg_head(width: int, height: int, title: str) -> list[str]:
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" font-family="{FONT}" '
+        f'font-size="{TEXT_PX}">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{height}" fill="#fff"/>',
+    ]
+
+
+def _tick_text(value: float) -> str:
+    return escape(fmt.figure(float(value), 3) or "")
 
 
 def progress_svg(
-    t_s: list[Any], tps: list[Any], *, title: str, width: int = 560, height: int = 200
+    t_s: list[Any],
+    tps: list[Any],
+    *,
+    title: str,
+    latency_ms: list[Any] | None = None,
+    width: int = NARROW,
 ) -> str | None:
-    """A line of tps over time from a ``-P`` progress series; ``None`` with fewer than two
-    points. Deterministic text (same series, same bytes)."""
+    """tps over time from a ``-P`` progress series and, where pgbench logged it, the latency
+    of each interval in a panel below on the same time axis; ``None`` with fewer than two
+    points. Drawn ``NARROW`` so that its text is never scaled down. Deterministic text (same
+    series, same bytes)."""
     points = [
         (float(t), float(v))
         for t, v in zip(t_s or [], tps or [], strict=False)
@@ -302,137 +295,248 @@ def progress_svg(
     ]
     if len(points) < 2:
         return None
-    left, right, top, bottom = 64, 12, 28, 34
-    plot_w, plot_h = width - left - right, height - top - bottom
-    t_low, t_high = points[0][0], points[-1][0]
-    v_high = max(v for _, v in points) * 1.05 or 1.0
-    t_span = (t_high - t_low) or 1.0
-
-    def x(t: float) -> float:
-        return left + (t - t_low) / t_span * plot_w
-
-    def y(v: float) -> float:
-        return top + plot_h - v / v_high * plot_h
-
-    # x and y written out: the same arithmetic, without two calls for every point.
-    line = " ".join(
-        f"{left + (t - t_low) / t_span * plot_w:.1f},{top + plot_h - v / v_high * plot_h:.1f}"
-        for t, v in points
-    )
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" font-family="{FONT}" font-size="11">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#fff"/>',
-        f'<text x="{left}" y="16" font-size="12" font-weight="600">{escape(title)}</text>',
+    lat = [
+        (float(t), float(v))
+        for t, v in zip(t_s or [], latency_ms or [], strict=False)
+        if isinstance(t, int | float) and isinstance(v, int | float)
     ]
-    for value in _ticks(0.0, v_high / 1.05):
+    panels = [("tps", points)] + ([("latency (ms)", lat)] if len(lat) >= 2 else [])
+    left, right, top, panel_h, gap, bottom = 64, 14, 22, 110, 30, 34
+    height = top + len(panels) * panel_h + (len(panels) - 1) * gap + bottom
+    plot_w = width - left - right
+    t_low, t_high = points[0][0], points[-1][0]
+    t_span = (t_high - t_low) or 1.0
+    parts = _svg_head(width, height, title)
+    for number, (name, series) in enumerate(panels):
+        y0 = top + number * (panel_h + gap)
+        ticks = nice_ticks(0.0, max(v for _, v in series), 3)
+        high = ticks[-1] or 1.0
         parts.append(
-            f'<line x1="{left}" x2="{width - right}" y1="{y(value):.1f}" y2="{y(value):.1f}" '
-            'stroke="#d9dee7"/>'
+            f'<text x="{left}" y="{y0 - 8}" font-weight="600">{escape(name)}</text>'
         )
-        parts.append(
-            f'<text x="{left - 6}" y="{y(value) + 4:.1f}" text-anchor="end">'
-            f"{escape(fmt.figure(float(value), 3) or '')}</text>"
+        for value in ticks:
+            y = y0 + panel_h - value / high * panel_h
+            parts.append(
+                f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
+                'stroke="#d9dee7"/>'
+            )
+            parts.append(
+                f'<text x="{left - 5}" y="{y + 4:.1f}" text-anchor="end">{_tick_text(value)}</text>'
+            )
+        # x and y written out: the same arithmetic, without two calls for every point.
+        line = " ".join(
+            f"{left + (t - t_low) / t_span * plot_w:.1f},{y0 + panel_h - v / high * panel_h:.1f}"
+            for t, v in series
         )
-    for t in _ticks(t_low, t_high):
+        colour = "#1f5fa8" if number == 0 else "#8a4b08"
         parts.append(
-            f'<text x="{x(t):.1f}" y="{height - bottom + 16}" text-anchor="middle">'
-            f"{escape(fmt.figure(float(t), 3) or '')} s</text>"
+            f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="1.5"/>'
+        )
+    axis_y = top + len(panels) * panel_h + (len(panels) - 1) * gap
+    for index, t in enumerate((t_low, t_high)):
+        anchor = "start" if index == 0 else "end"
+        x = left if index == 0 else width - right
+        parts.append(
+            f'<text x="{x}" y="{axis_y + 16}" text-anchor="{anchor}">{_tick_text(t)} s</text>'
         )
     parts.append(
-        f'<text x="14" y="{top + plot_h / 2:.1f}" transform="rotate(-90 14 {top + plot_h / 2:.1f})"'
-        ' text-anchor="middle">tps</text>'
-    )
-    parts.append(
-        f'<polyline points="{line}" fill="none" stroke="#1f5fa8" stroke-width="1.5"/></svg>'
+        f'<text x="{left + plot_w / 2:.1f}" y="{axis_y + 16}" text-anchor="middle">'
+        "time into the run</text></svg>"
     )
     return "\n".join(parts) + "\n"
 
 
-def bars_svg(title: str, bars: list[dict[str, Any]], *, width: int = 520) -> str | None:
-    """Horizontal bars (``{"side", "tps", "min", "max"}``) from zero, each with its figure and,
-    when the runs are known, a line from the lowest to the highest run. ``None`` without bars.
-    Drawn here rather than by Vega: one per comparison, and there may be thousands."""
-    bars = [b for b in bars if isinstance(b.get("tps"), int | float)]
-    if not bars:
+def runs_svg(sides: list[dict[str, Any]], *, title: str, width: int = NARROW) -> str | None:
+    """Each side of a comparison on one tps axis: a dot per run, a line from its lowest to its
+    highest run, and a tall mark at its centre (the median, or the published figure).
+    ``sides``: ``{"name": "A", "runs": [tps…], "center": tps}``. ``None`` unless a side has
+    two runs or more: then the table beside it says all the chart would."""
+    sides = [s for s in sides if isinstance(s.get("center"), int | float)]
+    if len(sides) != 2 or not any(len(s.get("runs") or []) >= 2 for s in sides):
         return None
-    left, right, top, row = 150, 70, 30, 30
-    height = top + row * len(bars) + 24
+    values = [float(v) for s in sides for v in [s["center"], *(s.get("runs") or [])]]
+    ticks = nice_ticks(min(values), max(values), 4)
+    low, high = ticks[0], ticks[-1]
+    left, right, top, row = 40, 18, 8, 40
+    height = top + row * len(sides) + 40
     plot_w = width - left - right
-    high = max(max(b["tps"], b.get("max") or 0) for b in bars) or 1.0
 
     def x(value: float) -> float:
-        return left + value / high * plot_w
+        return left + (value - low) / ((high - low) or 1.0) * plot_w
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" font-family="{FONT}" font-size="11">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#fff"/>',
-        f'<text x="4" y="16" font-size="12" font-weight="600">{escape(title[:90])}</text>',
-    ]
-    for index, bar in enumerate(bars):
-        y = top + index * row
-        label = str(bar["side"])
-        label = label if len(label) <= 24 else label[:23] + "…"
-        parts.append(f'<text x="{left - 6}" y="{y + 15}" text-anchor="end">{escape(label)}</text>')
+    parts = _svg_head(width, height, title)
+    axis_y = top + row * len(sides)
+    for value in ticks:
         parts.append(
-            f'<rect x="{left}" y="{y + 4}" width="{x(bar["tps"]) - left:.1f}" height="16" '
-            'fill="#1f5fa8"/>'
+            f'<line x1="{x(value):.1f}" x2="{x(value):.1f}" y1="{top}" y2="{axis_y}" '
+            'stroke="#e6e9ef"/>'
         )
-        low, top_value = bar.get("min"), bar.get("max")
-        if isinstance(low, int | float) and isinstance(top_value, int | float) and low < top_value:
+    for index, side in enumerate(sides):
+        y = top + index * row + row / 2
+        parts.append(
+            f'<text x="{left - 10}" y="{y + 4:.1f}" text-anchor="end" font-weight="600">'
+            f"{escape(str(side['name']))}</text>"
+        )
+        runs = [float(v) for v in side.get("runs") or []]
+        if len(runs) >= 2:
             parts.append(
-                f'<line x1="{x(low):.1f}" x2="{x(top_value):.1f}" y1="{y + 12}" y2="{y + 12}" '
-                'stroke="#1d2430" stroke-width="2"/>'
+                f'<line x1="{x(min(runs)):.1f}" x2="{x(max(runs)):.1f}" y1="{y:.1f}" '
+                f'y2="{y:.1f}" stroke="#5b6577" stroke-width="1.5"/>'
             )
+        for value in runs:
+            parts.append(
+                f'<circle cx="{x(value):.1f}" cy="{y:.1f}" r="4.5" fill="#1f5fa8" '
+                'fill-opacity="0.75"/>'
+            )
+        centre = x(float(side["center"]))
         parts.append(
-            f'<text x="{max(x(bar["tps"]), x(top_value or 0)) + 4:.1f}" y="{y + 15}">'
-            f"{escape(fmt.figure(float(bar['tps'])) or '')}</text>"
+            f'<line x1="{centre:.1f}" x2="{centre:.1f}" y1="{y - 12:.1f}" y2="{y + 12:.1f}" '
+            'stroke="#1d2430" stroke-width="2.5"/>'
         )
-    axis_y = top + row * len(bars) + 4
     parts.append(
-        f'<line x1="{left}" x2="{left + plot_w}" y1="{axis_y}" y2="{axis_y}" stroke="#d9dee7"/>'
+        f'<line x1="{left}" x2="{left + plot_w}" y1="{axis_y}" y2="{axis_y}" stroke="#8a94a6"/>'
     )
-    parts.append(f'<text x="{left}" y="{axis_y + 14}" text-anchor="middle">0</text>')
+    for index, value in enumerate(ticks):
+        anchor = "start" if index == 0 else "end" if index == len(ticks) - 1 else "middle"
+        parts.append(
+            f'<text x="{x(value):.1f}" y="{axis_y + 16}" text-anchor="{anchor}">'
+            f"{_tick_text(value)}</text>"
+        )
     parts.append(
-        f'<text x="{left + plot_w}" y="{axis_y + 14}" text-anchor="middle">'
-        f"{escape(fmt.figure(float(high), 3) or '')} tps</text></svg>"
+        f'<text x="{left + plot_w / 2:.1f}" y="{axis_y + 33}" text-anchor="middle">'
+        "tps (the axis does not start at zero)</text></svg>"
     )
     return "\n".join(parts) + "\n"
 
 
 #: How wide (pixels, as vl-convert measures) a bar label of an overview chart may be.
-LABEL_LIMIT = 260
+LABEL_LIMIT = 120
+
+#: A verdict as the overview's legend says it.
+VERDICT_LEGEND = {
+    "higher": "B clearly higher",
+    "lower": "B clearly lower",
+    "within_noise": "within the noise",
+    "spread_unknown": "not judged: spread unknown",
+    "not_comparable": "not judged: measured apart",
+}
+VERDICT_COLOURS = {
+    "higher": "#1b6b2a",
+    "lower": "#a12a1e",
+    "within_noise": "#8a94a6",
+    "spread_unknown": "#c9ced8",
+    "not_comparable": "#d9c9a3",
+}
+
+#: Vega-Lite charts are laid out this wide in all (labels and padding included), so that a
+#: chart shown at 336 px on a 360-px screen is not scaled down and its text stays at 11 px
+#: or more.
+CHART_WIDTH = 180
+
+
+def _narrow(spec: dict[str, Any]) -> dict[str, Any]:
+    """Text sizes and a legend under the chart, for a chart no wider than a phone's column."""
+    spec["config"] |= {
+        "axis": {"labelFontSize": 11, "titleFontSize": 11, "titleFontWeight": "normal"},
+        "legend": {"labelFontSize": 11, "titleFontSize": 11, "orient": "bottom",
+                   "direction": "vertical", "labelLimit": 300},
+        "header": {"labelFontSize": 12, "labelFontWeight": 600},
+        "title": {"fontSize": 12, "anchor": "start", "limit": 300},
+    }  # fmt: skip
+    spec["padding"] = {"left": 8, "right": 16, "top": 6, "bottom": 6}
+    return spec
 
 
 def changes_spec(title: str, description: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One chart per comparison page: each comparison's change of B against A, in percent,
-    coloured by verdict. ``rows``: ``{"comparison", "change_pct", "verdict"}``."""
-    spec = base_spec(title, description, rows)
-    # The browser's font is wider than the metrics vl-convert lays labels out with, by some
-    # 10-20% on a 260-pixel label: the left margin takes what a long label overflows by.
-    spec["padding"] = {**spec["padding"], "left": LABEL_LIMIT // 4}
+    coloured by verdict (the legend in words), in one panel per machine and workload (a
+    percent on one workload does not read against one on another), each panel titled from its
+    left edge. ``rows``: ``{"comparison", "change_pct", "verdict", "panel"}``."""
+    present = [v for v in VERDICT_LEGEND if any(r.get("verdict") == v for r in rows)]
+    values = [r | {"verdict_words": VERDICT_LEGEND.get(str(r.get("verdict")), "")} for r in rows]
+    spec = _narrow(base_spec(title, description, values))
+    spec.pop("title")
+    # The browser's font is wider than the metrics vl-convert lays text out with (by some
+    # 10-20%): a margin takes what a label cut at LABEL_LIMIT may overflow by.
+    spec["padding"] = {"left": LABEL_LIMIT // 4, "right": 24, "top": 6, "bottom": 6}
+    panels = list(dict.fromkeys(str(r.get("panel")) for r in rows))
     spec |= {
-        "width": 460,
-        "height": {"step": 16},
-        "mark": {"type": "bar"},
-        "encoding": {
-            "y": {"field": "comparison", "type": "nominal", "title": None, "sort": None,
-                  "axis": {"labelLimit": LABEL_LIMIT}},
-            "x": {"field": "change_pct", "type": "quantitative",
-                  "title": "change of B against A (%)"},
-            "color": {
-                "field": "verdict",
-                "type": "nominal",
-                "title": "verdict",
-                "scale": {
-                    "domain": ["higher", "lower", "within_noise", "spread_unknown",
-                               "not_comparable"],
-                    "range": ["#1b6b2a", "#a12a1e", "#8a94a6", "#c9ced8", "#e2d9c4"],
+        "vconcat": [
+            {
+                "title": {"text": panel, "anchor": "start", "frame": "bounds", "fontSize": 12,
+                          "limit": CHART_WIDTH + LABEL_LIMIT - 110},
+                "transform": [{"filter": {"field": "panel", "equal": panel}}],
+                "width": CHART_WIDTH - 60,
+                "height": {"step": 18},
+                "mark": {"type": "bar"},
+                "encoding": {
+                    "y": {"field": "comparison", "type": "nominal", "title": None, "sort": None,
+                          "axis": {"labelLimit": LABEL_LIMIT}},
+                    "x": {"field": "change_pct", "type": "quantitative",
+                          "title": "change of B against A (%)", "axis": {"tickCount": 3}},
+                    "color": {
+                        "field": "verdict_words",
+                        "type": "nominal",
+                        "title": "verdict",
+                        "scale": {"domain": [VERDICT_LEGEND[v] for v in present],
+                                  "range": [VERDICT_COLOURS[v] for v in present]},
+                    },
                 },
-            },
+            }
+            for panel in panels
+        ],
+        "resolve": {"scale": {"color": "shared"}},
+    }  # fmt: skip
+    return spec
+
+
+def curve_spec(
+    title: str,
+    description: str,
+    points: list[dict[str, Any]],
+    x_title: str,
+    *,
+    log2: bool = False,
+) -> dict[str, Any]:
+    """Lines of tps against a numeric factor (clients, scale…), one line per series, on a
+    log₂ axis for clients as pgbench-tools draws them (1, 2, 4 … evenly spaced)."""
+    spec = _narrow(base_spec(title, description, points))
+    xs = sorted({p["x"] for p in points if isinstance(p.get("x"), int | float)})
+    x: dict[str, Any] = {"field": "x", "type": "quantitative", "title": x_title}
+    if log2 and xs and xs[0] > 0:
+        x |= {"scale": {"type": "log", "base": 2}, "axis": {"values": xs, "format": "d"}}
+    spec |= {
+        "width": CHART_WIDTH,
+        "height": 160,
+        "mark": {"type": "line", "point": True},
+        "encoding": {
+            "x": x,
+            "y": {"field": "tps", "type": "quantitative", "title": "tps",
+                  "axis": {"tickCount": 4}},
         },
     }  # fmt: skip
+    if len({p.get("series") for p in points}) > 1:
+        spec["encoding"]["color"] = {"field": "series", "type": "nominal", "title": None}
+    return spec
+
+
+def latency_spec(title: str, description: str, points: list[dict[str, Any]]) -> dict[str, Any]:
+    """Average latency against tps, each series' points joined in the order of the swept
+    factor (pgbench-tools' latency-against-throughput plot): where tps stops rising and
+    latency climbs is the knee. ``points``: ``{"tps", "latency", "x", "series"}``."""
+    spec = _narrow(base_spec(title, description, points))
+    spec |= {
+        "width": CHART_WIDTH,
+        "height": 160,
+        "mark": {"type": "line", "point": True},
+        "encoding": {
+            "x": {"field": "tps", "type": "quantitative", "title": "tps",
+                  "axis": {"tickCount": 4}},
+            "y": {"field": "latency", "type": "quantitative", "title": "latency avg (ms)",
+                  "axis": {"tickCount": 4}},
+            "order": {"field": "x", "type": "quantitative"},
+        },
+    }  # fmt: skip
+    if len({p.get("series") for p in points}) > 1:
+        spec["encoding"]["color"] = {"field": "series", "type": "nominal", "title": None}
     return spec

@@ -55,16 +55,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             }
             for p in points
         ]
-        values = [
-            {"x": p.get("x"), "tps": p.get("tps"), "series": str(curve.get("machine"))}
-            for p in points
-            if isinstance(p.get("x"), int | float) and isinstance(p.get("tps"), int | float)
-        ]
         description = str(curve.get("text") or title)
-        chart = None
-        if len(values) >= 2:
-            spec = charts.curve_spec(title, description, values, swept)
-            chart = {"src": site.chart_from_spec(spec), "description": description}
         shown.append(
             {
                 "machine": str(curve.get("machine")),
@@ -72,8 +63,10 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 "title": title,
                 "swept": swept,
                 "text": description,
-                "chart": chart,
                 "rows": rows,
+                "swept_field": str(curve.get("swept")),
+                "held_equal": held,
+                "points": points,
                 "held": knowledge.held_words(held),
                 "caveats": [
                     curve_caveat(d) for d in curve.get("differs_also") or [] if isinstance(d, dict)
@@ -87,6 +80,10 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
     by_machine: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in shown:
         by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
+    overlays = {slug: curve_overlays(site, items) for slug, items in by_machine.items()}
+    for item in shown:
+        for key in ("swept_field", "held_equal", "points"):
+            item.pop(key)
     if len(shown) > SPLIT_FROM and len(by_machine) > 1:
         # Like a large family of comparisons: one page per machine, and a list of them.
         parts = []
@@ -97,7 +94,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 {
                     "title": f"Throughput curves on {machine}",
                     "description": about,
-                    "params": {"kind": "curves", "curves": items},
+                    "params": {"kind": "curves", "curves": items, "overlays": overlays[slug]},
                 },
             )
             parts.append({"title": machine, "url": f"comparisons/curves--{slug}/", "n": len(items)})
@@ -115,10 +112,84 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             {
                 "title": "Throughput curves",
                 "description": about,
-                "params": {"kind": "curves", "curves": shown},
+                "params": {
+                    "kind": "curves",
+                    "curves": shown,
+                    "overlays": [o for slug in sorted(overlays) for o in overlays[slug]],
+                },
             },
         )
     return len(shown)
+
+
+def series_names(items: list[dict[str, Any]]) -> list[str]:
+    """What tells curves of one machine apart: the held-equal fields whose values differ
+    between them (``scale 5``, ``PostgreSQL version 18.6``), else each curve's title."""
+    keys = sorted({k for item in items for k in item["held_equal"]})
+    differ = [k for k in keys if len({str(i["held_equal"].get(k)) for i in items}) > 1]
+    names = [
+        ", ".join(f"{knowledge.field_label(k)} {knowledge._value(i['held_equal'].get(k))}"
+                  for k in differ)
+        or i["title"]
+        for i in items
+    ]  # fmt: skip
+    if len(set(names)) < len(names):
+        names = [f"{n} ({number})" for number, n in enumerate(names, start=1)]
+    return names
+
+
+def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For one machine, per swept factor and workload: every curve on one chart of tps against
+    it (clients on a log₂ axis, as pgbench-tools draws them), and latency against tps."""
+    by_swept: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        workload = str(item["held_equal"].get("benchmark.workload.name") or "workload varies")
+        by_swept[(item["swept_field"], workload)].append(item)
+    overlays = []
+    for (field, workload), curves in sorted(by_swept.items()):
+        machine = curves[0]["machine"]
+        swept = curves[0]["swept"]
+        names = series_names(curves)
+        tps_points, latency_points = [], []
+        for name, curve in zip(names, curves, strict=True):
+            for p in curve["points"]:
+                x, tps, latency = p.get("x"), p.get("tps"), p.get("latency_ms")
+                if not isinstance(x, int | float) or not isinstance(tps, int | float):
+                    continue
+                tps_points.append({"x": x, "tps": tps, "series": name})
+                if isinstance(latency, int | float):
+                    latency_points.append({"x": x, "tps": tps, "latency": latency, "series": name})
+        many = fmt.count(len(curves), "curve")
+        charts_shown = []
+        if len(tps_points) >= 2:
+            log2 = field == "benchmark.clients"
+            words = (
+                f"tps against {swept} on {machine}, {workload}, {many} (one line each"
+                + (", named by what sets it apart" if len(curves) > 1 else "")
+                + ")"
+                + (f"; {swept} on a log₂ axis, each doubling one step" if log2 else "")
+                + ". Each curve's points are in its table below."
+            )
+            spec = charts.curve_spec(
+                f"tps against {swept}", words, tps_points, swept, log2=log2
+            )
+            charts_shown.append({"src": site.chart_from_spec(spec), "description": words})
+        if len(latency_points) >= 2:
+            words = (
+                f"Average latency against tps on {machine}, {workload}, {many}, each line's "
+                "points joined "
+                f"in order of {swept}: where tps stops rising while latency climbs, more "
+                f"{swept} only queue."
+            )
+            spec = charts.latency_spec("latency against tps", words, latency_points)
+            charts_shown.append({"src": site.chart_from_spec(spec), "description": words})
+        if charts_shown:
+            overlays.append(
+                {"title": f"Every curve of {swept} on {machine}, {workload}",
+                 "charts": charts_shown,
+                 "id": knowledge.page_slug(f"overlay-{machine}-{field}-{workload}")}
+            )  # fmt: skip
+    return overlays
 
 
 #: How a latency metric of ``analyze/latency.py`` is named in a comparison's latency table.
@@ -162,7 +233,10 @@ def comparison_shown(
     group_urls: dict[str, str],
     group_words: dict[str, str],
     family: str,
+    samples: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
+    """A comparison as its page shows it; ``samples``: each group's runs' tps by group id (the
+    chart shows them)."""
     cid = knowledge.page_slug(str(comparison.get("id")))
     raw_a, raw_b = comparison.get("a") or {}, comparison.get("b") or {}
     value_a, value_b = knowledge.differing_values(raw_a.get("value"), raw_b.get("value"))
@@ -194,20 +268,19 @@ def comparison_shown(
         else:
             sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
     sentence += session_words(comparison)
-    bars = [
-        {"side": f"{name}: {short}", "tps": s["center_raw"], **spread_bounds(raw)}
-        for name, short, s, raw in (("A", short_a, a, raw_a), ("B", short_b, b, raw_b))
-        if isinstance(s["center_raw"], int | float)
+    sides = [
+        {"name": name, "center": s["center_raw"], "runs": (samples or {}).get(str(raw.get("group")))}
+        for name, s, raw in (("A", a, raw_a), ("B", b, raw_b))
     ]
     chart = None
-    svg = charts.bars_svg(title, bars) if len(bars) == 2 else None
+    svg = charts.runs_svg(sides, title=title)
     if svg:
         # Placed in the page itself: thousands of comparisons would be thousands of files.
         chart = {
             "svg": svg,
-            "description": f"{title}, on {comparison.get('machine')}. Bars: each side's centre "
-            f"in tps (A {a['center']}, B {b['center']}); the dark line runs from the lowest to "
-            "the highest run where the runs are known.",
+            "description": f"Each run of A and of B on one tps axis (a dot per run; the line "
+            f"spans its lowest to its highest run; the tall mark is the centre: A {a['center']}, "
+            f"B {b['center']}).",
         }
     return {
         "id": cid,
@@ -229,6 +302,9 @@ def comparison_shown(
         "chart": chart,
         "change_pct": comparison.get("change_pct"),
         "short": f"{short_a} → {short_b}",
+        "workload": str(
+            (comparison.get("held_equal") or {}).get("benchmark.workload.name") or "workload varies"
+        ),
     }
 
 
@@ -366,9 +442,10 @@ def write_comparison_page(
     overview = None
     rows = [
         {
-            "comparison": f"{number}. {c['short'][:56]}",
+            "comparison": f"{number}. {c['short']}",
             "change_pct": c["change_pct"],
             "verdict": c["verdict"],
+            "panel": f"{c['machine']} · {c['workload']}",
         }
         for number, c in enumerate(items, start=1)
         if isinstance(c["change_pct"], int | float)
@@ -376,10 +453,11 @@ def write_comparison_page(
     if rows:
         many = fmt.count(len(rows), "comparison")
         description = (
-            f"Change of B against A, in percent, for each of the {many} on this page: green "
-            "where B is clearly higher, red where clearly lower, grey where "
-            "the difference is within the noise or the spread is unknown. Each comparison's "
-            "figures are in its table below."
+            f"Change of B against A, in percent, for each of the {many} on this page, one "
+            "panel per machine and workload, numbered as below: green where B is clearly "
+            "higher, red where clearly lower, grey where the difference is within the noise, "
+            "light where it was not judged (spread unknown, or the sides measured apart). "
+            "Each comparison's figures are in its table below."
         )
         spec = charts.changes_spec(f"{title}: change of B against A", description, rows)
         overview = {"src": site.chart_from_spec(spec), "description": description}

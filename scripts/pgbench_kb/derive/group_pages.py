@@ -91,6 +91,12 @@ def place_knowledge(
                 # would be near-identical hits, and three times the pages to index).
                 run_links[str(member["id"])]["not_searched"] = True
         group_rows.append((group, members, info))
+    # Each group's runs (tps), for the comparisons' charts: measured repeats, or the runs a
+    # source listed.
+    samples = {
+        str(g.get("id")): [float(v) for v in g.get("samples") or [] if isinstance(v, int | float)]
+        for g in groups
+    }
     every = [c for c in known.get("comparisons") or [] if isinstance(c, dict)]
     comparisons = [c for c in every if c.get("metric", "tps") == "tps"]
     latency_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -106,7 +112,7 @@ def place_knowledge(
         page = family
         if sizes[family] > SPLIT_FROM:
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
-        shown = comparison_shown(comparison, group_urls, group_words, page)
+        shown = comparison_shown(comparison, group_urls, group_words, page, samples)
         shown["latency"] = latency_of.get(str(comparison.get("id")), [])
         families[family].append(shown)
         for side_name in ("a", "b"):

@@ -85,11 +85,13 @@ def _items(values: dict[str, Any]) -> str:
 def progress_of(run: dict[str, Any]) -> Progress | None:
     progress = runpage._get(run, "results.progress") or {}
     t_s, tps = progress.get("t_s"), progress.get("tps")
-    svg = charts.progress_svg(t_s or [], tps or [], title="tps every second" if (
-        progress.get("interval_s") == 1) else "tps per progress interval")  # fmt: skip
+    latency = progress.get("latency_ms") or []
+    every = "every second" if progress.get("interval_s") == 1 else "per progress interval"
+    svg = charts.progress_svg(t_s or [], tps or [], latency_ms=latency, title=(
+        f"tps and latency {every}" if any(isinstance(v, int | float) for v in latency)
+        else f"tps {every}"))  # fmt: skip
     if svg is None:
         return None
-    latency = progress.get("latency_ms") or []
     rows = []
     for index, (t, value) in enumerate(zip(t_s, tps, strict=False)):
         lat = latency[index] if index < len(latency) else None
@@ -99,9 +101,29 @@ def progress_of(run: dict[str, Any]) -> Progress | None:
         f" as pgbench reported it every "
         f"{fmt.count(progress.get('interval_s') or 1, 'second')}: "
         f"{fmt.count(len(values), 'point')}, from {fmt.figure(float(min(values)))} to "
-        f"{fmt.tps(float(max(values)))}."
+        f"{fmt.tps(float(max(values)))}"
+        + ("; below it, the average latency of each interval, in ms" if any(
+            isinstance(v, int | float) for v in latency) else "")
+        + f". {checkpoint_words(run)}"
     )
     return Progress(svg, tail, _dumps(rows))
+
+
+def checkpoint_words(run: dict[str, Any]) -> str:
+    """What the run file says of checkpoints during the run: their number, from the server's
+    counters; their times are not recorded, so the chart cannot mark them."""
+    stats = run.get("server_stats") or {}
+    timed, requested = stats.get("checkpoints_timed"), stats.get("checkpoints_requested")
+    if not isinstance(timed, int) and not isinstance(requested, int):
+        return "The run file does not say whether a checkpoint ran during the run."
+    total = (timed or 0) + (requested or 0)
+    if total == 0:
+        return "No checkpoint ran during the run (the server's counters)."
+    return (
+        f"{fmt.count(total, 'checkpoint')} ran during the run ({timed or 0} timed, "
+        f"{requested or 0} requested, by the server's counters); their times were not "
+        "recorded, so the chart does not mark them."
+    )
 
 
 def subtitle(row: dict[str, Any]) -> str:

@@ -326,7 +326,7 @@ def prune(bundle: Path) -> int:
 def build(site: Path) -> Rewritten:
     """Index ``site`` with Pagefind into one bundle, ``site/pagefind/`` (replaced whole), make
     the result byte-stable and remove what our search page does not load. ``kb index`` builds
-    one such bundle per slice of the site instead (``publish/slices.py``)."""
+    the same bundle through a cache (``publish/slices.py``)."""
     if not site.is_dir():
         raise SearchIndexError("no such folder", path=str(site), hint="build it with Hugo first")
     bundle = site / "pagefind"

@@ -1,20 +1,20 @@
-"""The search index in slices, each re-indexed only when its pages changed.
+"""The search index: one Pagefind bundle for the whole site, kept in a cache and indexed
+again only when a page it indexes changed.
 
-The pages Pagefind indexes are split into slices: one per machine (its configuration and run
-pages, found by the page's ``machine`` filter, and its hardware and comparison pages, found by
-their address: ``hardware/<machine>/``, ``comparisons/<family>--<machine>/``), and one,
-``pages``, for the others (home, guides, the comparison overviews…). A run added on one
-machine changes that machine's pages and a few small ones, so two slices are indexed again.
-Each slice is its own Pagefind bundle, ``pagefind/<slice>/``, and ``pagefind/slices.json``
-lists them; our search page (``static/js/search.js``) queries every slice and merges the
-results.
+Until issue #21 the pages were split into slices, one bundle per machine, so that adding a run
+indexed two small slices again instead of the whole site; but the search page then loaded every
+slice's ``pagefind.js``, WebAssembly, metadata and filters before it could answer (113
+requests and about 1 MB on the day-one site, growing with every machine contributed). One
+bundle answers in about 20 requests whatever the number of machines; it costs the time of
+indexing every page after any change (see docs/performance.md).
 
-With a cache folder, each slice's bundle is kept there with a stamp: the digest of its pages'
-paths and bytes (not their times: Hugo rewrites every file) and the digest of every file of
-the bundle. A slice whose pages have the digest of its stamp, and whose files all have the
-digests the stamp lists, is reused; any other is indexed again (a missing, partial or altered
-cache entry is never trusted). Slices of pages that are gone are removed from the cache.
-Slices are indexed two at a time (the machine has two cores; Pagefind is mostly one thread).
+The bundle is written at ``pagefind/`` (``pagefind/pagefind.js``). With a cache folder it is
+kept there with a stamp: the digest of the indexed pages' paths and bytes (not their times:
+Hugo rewrites every file) and the digest of every file of the bundle. A cached bundle whose
+pages have the digest of its stamp, and whose files all have the digests the stamp lists, is
+reused; otherwise the site is indexed again (a missing, partial or altered cache entry is
+never trusted). The code keeps the word "slice" for the one cached part (``SITE``), so that
+the cache's layout and stamps stay those of a part.
 """
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,18 +31,12 @@ from pathlib import Path
 from pgbench_kb.errors import SearchIndexError
 from pgbench_kb.publish import search_index
 
-#: The file listing the slices, in the bundle folder.
-MANIFEST = "slices.json"
 #: The stamp of a cached slice, written last.
 STAMP = "stamp.json"
-#: The slice of the pages that belong to no machine.
-OTHER = "pages"
+#: The one part of the index: every indexed page.
+SITE = "site"
 #: Pagefind processes at a time.
 WORKERS = 2
-#: How a page names its machine (layouts/groups/page.html, layouts/_partials/run/facets.html).
-MACHINE = re.compile(rb'data-pagefind-filter="machine">([^<]+)<')
-#: The address of a machine's hardware page or of one of its comparison pages.
-MACHINE_PAGE = re.compile(r"^(?:hardware/|comparisons/[^/]+--)([^/]+)/index\.html$")
 
 
 @dataclass
@@ -57,22 +49,6 @@ class Outcome:
     reused: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     filters: int = 0
-
-
-def slug(text: str) -> str:
-    """A folder name for ``text``: lowercase letters, digits and dashes."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unnamed"
-
-
-def slice_of(relative: str, data: bytes) -> str:
-    """The slice of the page at ``relative`` (a path under the site) holding ``data``."""
-    found = MACHINE.search(data)
-    if found:
-        return "machine-" + slug(found.group(1).decode("utf-8", "replace"))
-    by_address = MACHINE_PAGE.match(relative)
-    if by_address:
-        return "machine-" + slug(by_address.group(1))
-    return OTHER
 
 
 @dataclass
@@ -88,7 +64,7 @@ def split(site: Path) -> dict[str, _Slice]:
     for page in search_index.pages_to_index(site):
         relative = page.relative_to(site).as_posix()
         data = page.read_bytes()
-        name = slice_of(relative, data)
+        name = SITE
         part = found.setdefault(name, _Slice(name))
         part.pages.append(page)
         part.digest.update(f"{relative}\0{len(data)}\0".encode())
@@ -152,13 +128,9 @@ def _link_tree(source: Path, target: Path) -> None:
             shutil.copyfile(path, destination)
 
 
-def _manifest_text(names: Iterable[str]) -> str:
-    return json.dumps({"slices": [f"{name}/" for name in names]}, indent=1) + "\n"
-
-
 def build(site: Path, cache: Path | None = None) -> Outcome:
-    """Index ``site`` into ``site/pagefind/`` (replaced whole): one bundle per slice and the
-    manifest. With ``cache``, slices whose pages did not change are taken from it."""
+    """Index ``site`` into ``site/pagefind/`` (replaced whole): one bundle. With ``cache``, it
+    is taken from there when no indexed page changed."""
     if not site.is_dir():
         raise SearchIndexError("no such folder", path=str(site), hint="build it with Hugo first")
     parts = split(site)
@@ -180,7 +152,5 @@ def build(site: Path, cache: Path | None = None) -> Outcome:
                 (shutil.rmtree if entry.is_dir() else Path.unlink)(entry)
         bundle = site / "pagefind"
         shutil.rmtree(bundle, ignore_errors=True)
-        for name in parts:
-            _link_tree(store / name / "bundle", bundle / name)
-        (bundle / MANIFEST).write_text(_manifest_text(parts), encoding="utf-8")
+        _link_tree(store / SITE / "bundle", bundle)
     return outcome
