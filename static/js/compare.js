@@ -81,22 +81,24 @@
     tr.appendChild(element("th", "Page")).scope = "row";
     [a, b].forEach(function (side) {
       var td = element("td");
-      td.appendChild(link("the configuration's page", side.url));
+      td.appendChild(link("its page", side.url));
       tr.appendChild(td);
     });
     figures.appendChild(tr);
   }
 
   /* Every fact of either side; those that differ first, marked by a word and a colour. */
-  function factRows(a, b) {
+  function factRows(a, b, settings) {
     var labels = Object.keys(a.facts);
     Object.keys(b.facts).forEach(function (label) {
       if (labels.indexOf(label) === -1) { labels.push(label); }
     });
     var differ = [], same = [];
     labels.forEach(function (label) {
-      var x = a.facts[label] === undefined ? "not recorded" : a.facts[label];
-      var y = b.facts[label] === undefined ? "not recorded" : b.facts[label];
+      /* A setting a side does not list is the server's default there. */
+      var missing = settings[label] ? "default (not set)" : "not recorded";
+      var x = a.facts[label] === undefined ? missing : a.facts[label];
+      var y = b.facts[label] === undefined ? missing : b.facts[label];
       (x === y ? same : differ).push([label, x, y]);
     });
     facts.textContent = "";
@@ -154,7 +156,11 @@
         var a = loaded[0].configurations[keyA], b = loaded[1].configurations[keyB];
         heading.textContent = "A: " + entryA.title + " — B: " + entryB.title;
         figureRows(a, b);
-        var differ = factRows(a, b);
+        var settings = {};
+        loaded[0].settings.concat(loaded[1].settings).forEach(function (label) {
+          settings[label] = true;
+        });
+        var differ = factRows(a, b, settings);
         var found = loaded[0].comparisons[keyA + " " + keyB];
         var reversed = loaded[0].comparisons[keyB + " " + keyA];
         verdict.textContent = "";

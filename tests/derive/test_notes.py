@@ -90,6 +90,7 @@ def test_charts_leave_room_for_labels_vl_convert_measures_narrower() -> None:
     # Long labels overflow by more: 260-pixel labels were cut on the storage-layout page.
     from pgbench_kb.derive.charts import LABEL_LIMIT, changes_spec
 
-    overview = changes_spec("t", "d", [])
-    assert overview["encoding"]["y"]["axis"]["labelLimit"] == LABEL_LIMIT
+    overview = changes_spec("t", "d", [{"comparison": "1. x", "change_pct": 1.0,
+                                        "verdict": "higher", "panel": "m · w"}])  # fmt: skip
+    assert overview["vconcat"][0]["encoding"]["y"]["axis"]["labelLimit"] == LABEL_LIMIT
     assert overview["padding"]["left"] >= LABEL_LIMIT * 0.2

@@ -48,7 +48,7 @@ WORDS = {
     "RAID60": ("raid 60", "raid6+0"),
     "single disk": ("no raid", "one disk"),
     "BBU cache": ("battery", "battery-backed", "bbu", "write-back", "write back cache"),
-    "no write cache": ("write-through", "no bbu", "no battery"),
+    "no write cache": ("write-through", "write through"),
 }
 
 
@@ -260,7 +260,7 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
     shown_of = {c["id"]: c for family in placed["families"].values() for c in family}
     index = []
     by_machine: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"configurations": {}, "comparisons": {}}
+        lambda: {"configurations": {}, "comparisons": {}, "settings": set()}
     )
     machine_of: dict[str, str] = {}
     for group in known.get("groups") or []:
@@ -288,6 +288,9 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
             "session": session_words(group.get("session")),
             "facts": _facts(group),
         }
+        by_machine[machine]["settings"].update(
+            fact_label(p) for p in group.get("factors") or {} if p.startswith("postgres.settings.")
+        )
     for comparison in known.get("comparisons") or []:
         if not isinstance(comparison, dict) or comparison.get("metric", "tps") != "tps":
             continue
@@ -310,6 +313,8 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
     index.sort(key=lambda e: (e["machine"], e["title"], e["key"]))
     site.static("compare/data/index.json", jsontext.strict({"configurations": index}))
     for machine, data in sorted(by_machine.items()):
+        # A setting one side does not list is the server's default there.
+        data["settings"] = sorted(data["settings"])
         site.static(f"compare/data/{machine}.json", jsontext.strict(data))
     site.page(
         "compare/_index.md",
