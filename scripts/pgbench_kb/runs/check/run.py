@@ -23,7 +23,7 @@ from pgbench_kb.runs.check.provenance import (
     rules_transcribed,
 )
 from pgbench_kb.runs.check.raw import raw_issues, with_hint
-from pgbench_kb.runs.check.report import Finding, Issue, RunSummary
+from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.storage import rules_storage
 from pgbench_kb.runs.check.values import dotted_get
@@ -112,6 +112,8 @@ def check_run(
     ``fast=False`` reads every file with the full loader (the tests compare both ways)."""
     shown = str(path)
     today = today or datetime.now(UTC).strftime("%Y%m%d")
+    if os.path.islink(path):
+        return [Finding(shown, 1, "(file)", link_message(path))], None
     try:
         loaded = load_run_text(read_text_file(path), shown, fast=fast)
     except KbError as exc:
@@ -165,6 +167,15 @@ def check_run(
         },
     )
     return findings, summary
+
+
+def link_message(path: Path) -> str:
+    """What is said of a contributed file that is a symbolic link (never followed)."""
+    try:
+        target = one_line(os.readlink(path), 120)
+    except OSError:
+        target = "?"
+    return f"a symbolic link (to {target}): commit the file itself (links are not followed)"
 
 
 def is_file(path: Path) -> bool:
