@@ -358,11 +358,21 @@ def read_stream_bounded(stream: IO[bytes], *, max_bytes: int, name: str, hint: s
     )
 
 
-def read_bytes_bounded(path: Path, *, max_bytes: int, hint: str) -> bytes:
+def read_bytes_bounded(
+    path: Path, *, max_bytes: int, hint: str, follow_links: bool = True
+) -> bytes:
     """The bytes of ``path``, at most ``max_bytes``; unreadable, a folder or larger is a
-    ``RunFileError``. ``st_size`` is trusted only to refuse a large regular file early."""
+    ``RunFileError``. ``st_size`` is trusted only to refuse a large regular file early.
+    ``follow_links=False`` refuses a symbolic link, a device and a pipe (a contributed file
+    is a regular file of the repository)."""
+    if not follow_links and os.path.islink(path):
+        raise UnsafePathError(
+            "is a symbolic link",
+            path=str(path),
+            hint="commit the file itself: links are not followed",
+        )
     try:
-        with open(path, "rb") as stream:
+        with open(path, "rb") if follow_links else _open_regular(path) as stream:
             info = os.fstat(stream.fileno())
             if stat.S_ISDIR(info.st_mode):
                 raise RunFileError("is a folder, not a file", path=str(path))
@@ -517,12 +527,16 @@ def unpack_gzip(
 
 
 def read_text_file(
-    path: Path, *, max_bytes: int = MAX_FILE_BYTES, hint: str = RUN_FILE_SIZE_HINT
+    path: Path,
+    *,
+    max_bytes: int = MAX_FILE_BYTES,
+    hint: str = RUN_FILE_SIZE_HINT,
+    follow_links: bool = True,
 ) -> str:
     """The UTF-8 text of ``path`` (a leading byte-order mark dropped); too large, unreadable or
-    not UTF-8 is a ``RunFileError``."""
+    not UTF-8 is a ``RunFileError`` (a link too, with ``follow_links=False``)."""
     try:
-        raw = read_bytes_bounded(path, max_bytes=max_bytes, hint=hint)
+        raw = read_bytes_bounded(path, max_bytes=max_bytes, hint=hint, follow_links=follow_links)
     except RunFileError as exc:
         if exc.line is None:
             exc.line = 1

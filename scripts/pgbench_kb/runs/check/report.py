@@ -71,6 +71,13 @@ class RunSummary:
     lines: dict[str, int]
     #: Every file of ``raw`` (outputs and logs), as written in the run file.
     raw_paths: tuple[str, ...] = ()
+    #: ``provenance.contributor``: a repeat group belongs to one contributor.
+    contributor: str = ""
+    #: What one measuring session shares (machine, harness or source, contribution date).
+    session: tuple[str, ...] = ()
+    #: ``repeat.index`` and ``repeat.of`` (0 without ``repeat``).
+    repeat_index: int = 0
+    repeat_of: int = 0
 
 
 @dataclass
