@@ -50,6 +50,7 @@ from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.errors import DeriveError, KbError
 from pgbench_kb.parallel import Forked, InWorkers, worker_count
+from pgbench_kb.runs.check.content import RESERVED_NAMES
 from pgbench_kb.runs.stamps import code_fingerprint
 
 #: The package's code: a run page made by other code is made again (``page_inputs``).
@@ -119,14 +120,31 @@ def prepare_out(out: Path, *, owned: bool = False) -> None:
 def page_name(row: dict[str, Any]) -> str:
     """The page's file name; refuses ids that are not plain slugs (``../x`` would escape)."""
     run_id = str(row["id"])
-    if not SAFE_ID.match(run_id):
+    if not SAFE_ID.match(run_id) or run_id.lower() in RESERVED_NAMES:
         raise DeriveError(
-            f"id {run_id!r} is not a plain slug",
+            f"id {run_id!r} is not a plain slug"
+            + (" (Hugo gives that name a meaning)" if SAFE_ID.match(run_id) else ""),
             path=row["file"],
             field="id",
             hint="run `kb check` first: it names every problem in the run files",
         )
     return f"{run_id}.md"
+
+
+def distinct_names(rows: list[dict[str, Any]]) -> None:
+    """Refuse two run ids that differ only in case: Hugo lowercases addresses, so one page
+    would replace the other (issue #22)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        folded = str(row["id"]).lower()
+        if folded in seen:
+            raise DeriveError(
+                f"id {row['id']!r} differs only in case from that of {seen[folded]['file']}",
+                path=row["file"],
+                field="id",
+                hint="run `kb check` first: it names every problem in the run files",
+            )
+        seen[folded] = row
 
 
 def run_url(run_id: str) -> str:
@@ -535,6 +553,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         # Copies: titles and links are added to these rows, never to what the cache keeps.
         rows = [dict(run.row) for run in light]
         names = [page_name(row) for row in rows]
+        distinct_names(rows)
         known = knowledge.from_records([run.record for run in light], root)
         history = gitlog.history(root)
         prepare_out(out, owned=out.resolve() == default.resolve())
