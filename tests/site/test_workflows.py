@@ -107,9 +107,7 @@ def test_the_comment_is_posted_without_running_the_pull_requests_code() -> None:
     for step in post["steps"]:
         uses = step.get("uses", "")
         assert not uses.startswith("actions/checkout@"), "the posting job checks nothing out"
-        assert not re.search(
-            r"\bmake\b|\.venv|python|\bsource\b|\bbash\b|\./", step.get("run", "")
-        )
+        assert not re.search(r"\bmake\b|\.venv|python|\bsource\b|\bbash\b|\./", step.get("run", ""))
     run = next(s["run"] for s in post["steps"] if "run" in s)
     assert "gh pr comment" in run and "--body-file kb-diff/comment.md" in run
 
