@@ -45,7 +45,7 @@ $(STAMP): requirements.lock pyproject.toml
 bench: setup ## run a bench profile (PROFILE=…, MACHINE=…) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
 	MACHINE="$(MACHINE)" scripts/bench.sh --profile "$(PROFILE)"
 
-check: setup ## validate run files and hardware notes
+check: setup ## validate every contributed file: run files, raw files, hardware notes, other pages
 	$(BIN)/kb check
 
 site: setup ## check, derive, build with Hugo, index with Pagefind → public/
