@@ -11,6 +11,7 @@ import copy
 import gzip
 import os
 import resource
+import shutil
 import time
 import zlib
 from pathlib import Path
@@ -462,3 +463,19 @@ def test_a_repeat_from_another_session_is_refused(contributed: Path) -> None:
     found = [e for e in errors_of(contributed) if "repeat" in e]
     assert len(found) == 1 and found[0].startswith("data/runs/rep-3.yaml:")
     assert "differs in provenance.source.locator): repeats come from one session" in found[0]
+
+
+def test_a_linked_data_folder_is_refused_and_not_read(contributed: Path, tmp_path: Path) -> None:
+    """A whole folder linked out of the repository (data/runs → elsewhere) is reported as a
+    link, and nothing in it is read by kb check or by kb derive."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.yaml").write_text("id: [secret_value_42\n")
+    runs = contributed / "data" / "runs"
+    shutil.rmtree(runs)
+    runs.symlink_to(outside, target_is_directory=True)
+    report = format_report(check_paths([], root=contributed))
+    assert "secret_value_42" not in report
+    assert f"data/runs:1: (file): a symbolic link (to {outside})" in report
+    with pytest.raises(DeriveError, match=r"^data/runs:1: \(file\): a symbolic link"):
+        check_pages(contributed)

@@ -61,6 +61,8 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
         if problems:
             return [], [], problems
     for target in targets:
+        if not paths and _linked(target, root):
+            continue  # a link on the way: reported by the walk of content/ and data/, not read
         if is_dir(target):
             found = 0
             for path in sorted(target.rglob("*")):
@@ -105,6 +107,16 @@ def _pages(paths: Sequence[str], root: Path, notes: list[Path]) -> list[tuple[st
             notes.remove(path)
             found.append((kind, path))
     return found
+
+
+def _linked(target: Path, root: Path) -> bool:
+    """Whether a folder between ROOT and ``target`` (or ``target``) is a symbolic link."""
+    current = root
+    for part in target.relative_to(root).parts:
+        current = current / part
+        if os.path.islink(current):
+            return True
+    return False
 
 
 def is_dir(path: Path) -> bool:
