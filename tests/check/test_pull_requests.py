@@ -219,7 +219,7 @@ def test_yaml_aliases_in_front_matter_are_refused_quickly(contributed: Path) -> 
     page(contributed, "content/guides/boom.md", f"---\n{front}\n---\nText.\n")
     started = time.monotonic()
     assert errors_of(contributed) == [
-        "content/guides/boom.md:4: a1.0: YAML aliases (*name) are not allowed in run files "
+        "content/guides/boom.md:4: a1.0: YAML aliases (*name) are not allowed in front matter "
         "(write the value out in full)"
     ]
     with pytest.raises(DeriveError, match=r"^content/guides/boom.md:4: a1\.0: YAML aliases"):

@@ -238,6 +238,7 @@ def read_front_matter(text: str, shown: str) -> dict[str, Any]:
         loaded = load_yaml_text(parts[0], path=shown)
     except KbError as exc:
         exc.line = exc.line + 1 if exc.line is not None else None
+        exc.message = exc.message.replace(" in run files", " in front matter")
         exc.field = exc.field or "(front matter)"
         raise
     data = loaded.data if loaded.data is not None else {}
@@ -270,6 +271,7 @@ def check_page(path: Path, kind: str) -> list[Finding]:
         loaded = load_yaml_text(parts[0], path=shown)
     except KbError as exc:
         line = exc.line + 1 if exc.line is not None else None
+        exc.message = exc.message.replace(" in run files", " in front matter")
         return [Finding(shown, line, exc.field or "(front matter)", _with_hint(exc))]
     front = loaded.data if loaded.data is not None else {}
     if not isinstance(front, dict):

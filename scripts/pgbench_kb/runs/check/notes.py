@@ -65,6 +65,7 @@ def check_note(path: Path) -> list[Finding]:
         loaded = load_yaml_text(front_text, path=shown)
     except KbError as exc:
         line = exc.line + NOTE_FIELDS_OFFSET if exc.line is not None else None
+        exc.message = exc.message.replace(" in run files", " in front matter")
         return [Finding(shown, line, exc.field or "(front matter)", with_hint(exc))]
     lines = {k: v + NOTE_FIELDS_OFFSET for k, v in loaded.lines.items()}
     placed = Loaded(loaded.data, lines)
