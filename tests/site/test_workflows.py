@@ -92,22 +92,27 @@ def test_actions_are_pinned_by_commit_and_the_checkout_keeps_no_token(name: str)
 
 
 def test_the_comment_is_posted_without_running_the_pull_requests_code() -> None:
-    """GitHub's pattern for untrusted code: the pull_request job has a read-only token and
-    uploads an artifact; the workflow_run job that may write never checks out or runs code."""
-    workflow = load("comment.yml")
-    assert set(workflow["on"]) == {"pull_request", "workflow_run"}
-    assert "pull_request_target" not in workflow["on"]
-    diff, post = workflow["jobs"]["diff"], workflow["jobs"]["post"]
-    assert diff["permissions"] == {"contents": "read"}
-    assert "github.event_name == 'pull_request'" in diff["if"]
+    """GitHub's pattern for untrusted code: check.yml's `diff` job runs on pull_request with a
+    read-only token and uploads an artifact; comment.yml runs on workflow_run, may comment,
+    and never checks out or runs code."""
+    check, comment = load("check.yml"), load("comment.yml")
+    assert "pull_request" in check["on"] and "pull_request_target" not in check["on"]
+    diff = check["jobs"]["diff"]
+    assert "permissions" not in diff  # the workflow's: contents: read
+    assert diff["if"] == "github.event_name == 'pull_request'"
     assert any("kb diff" in s.get("run", "") and "--markdown" in s["run"] for s in diff["steps"])
     assert any(s.get("uses", "").startswith("actions/upload-artifact@") for s in diff["steps"])
+    assert comment["on"] == {"workflow_run": {"workflows": ["check"], "types": ["completed"]}}
+    post = comment["jobs"]["post"]
+    assert list(comment["jobs"]) == ["post"]
     assert post["permissions"] == {"actions": "read", "pull-requests": "write"}
-    assert "github.event_name == 'workflow_run'" in post["if"]
+    assert post["if"] == "github.event.workflow_run.event == 'pull_request'"
     for step in post["steps"]:
         uses = step.get("uses", "")
         assert not uses.startswith("actions/checkout@"), "the posting job checks nothing out"
         assert not re.search(r"\bmake\b|\.venv|python|\bsource\b|\bbash\b|\./", step.get("run", ""))
+    download = next(s for s in post["steps"] if s.get("uses", "").startswith("actions/download"))
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
     run = next(s["run"] for s in post["steps"] if "run" in s)
     assert "gh pr comment" in run and "--body-file kb-diff/comment.md" in run
 
