@@ -479,3 +479,13 @@ def test_a_linked_data_folder_is_refused_and_not_read(contributed: Path, tmp_pat
     assert f"data/runs:1: (file): a symbolic link (to {outside})" in report
     with pytest.raises(DeriveError, match=r"^data/runs:1: \(file\): a symbolic link"):
         check_pages(contributed)
+
+
+def test_a_guide_name_differing_only_in_case_is_refused(contributed: Path) -> None:
+    """Hugo lowercases addresses: content/guides/Reading.md would be /guides/reading/."""
+    page(contributed, "content/guides/Reading.md", GUIDE)
+    assert errors_of(contributed) == [
+        "content/guides/Reading.md:1: (file): 'Reading.md': a guide's file name is its address "
+        "(lower-case letters, digits and '-'; Hugo lowercases addresses, so two names "
+        "differing in case would be one page)"
+    ]

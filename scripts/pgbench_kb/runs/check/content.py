@@ -24,6 +24,7 @@ was skipped still cannot publish a shadow.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -73,6 +74,7 @@ PAGE_PLACES = (
 SECTIONS = {"guides": "guide", "hardware": "hardware"}
 DATA_PLACES = "data/runs/ (run files), data/raw/ (their raw files) and data/claims.yaml"
 RUN_SUFFIXES = (".yaml", ".yml")
+GUIDE_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_PAGE_BYTES = 1 * 2**20
 PAGE_SIZE_HINT = "a page is prose; link to long material instead"
 
@@ -191,6 +193,16 @@ def contributed(root: Path, tops: tuple[str, ...] = ("content", "data")) -> Cont
                     kind in ("guide", "hardware") and relative.stem.lower() in RESERVED_NAMES
                 ):
                     findings.append(_error(path, misplaced(relative)))
+                    continue
+                if kind == "guide" and not GUIDE_SLUG.match(relative.stem):
+                    findings.append(
+                        _error(
+                            path,
+                            f"{relative.name!r}: a guide's file name is its address "
+                            "(lower-case letters, digits and '-'; Hugo lowercases addresses, "
+                            "so two names differing in case would be one page)",
+                        )
+                    )
                     continue
                 pages.append((kind, path))
             else:
