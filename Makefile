@@ -19,7 +19,7 @@ ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint
 # changed is a file check, not an install.
 STAMP    := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: help setup bench site serve check test lint perf clean
+.PHONY: help setup bench fleet site serve check test lint perf clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -31,6 +31,7 @@ help: ## list the targets
 	@echo "    MACHINE=SLUG  the machine's name in run files (content/hardware/SLUG.md); default:"
 	@echo "                  the host name, published with every run: set it when that must not be"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"
+	@echo "    INVENTORY=F   the Ansible inventory make fleet benchmarks (fleet/inventory.example.yml)"
 
 setup: $(STAMP) ## create .venv with the pinned tools (done by every other target)
 
@@ -44,6 +45,10 @@ $(STAMP): requirements.lock pyproject.toml
 
 bench: setup ## run a bench profile (PROFILE=…, MACHINE=…) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
 	MACHINE="$(MACHINE)" scripts/bench.sh --profile "$(PROFILE)"
+
+fleet: setup ## run PROFILE on every server of INVENTORY with Ansible; results on a branch (docs/fleet.md)
+	@test -n "$(INVENTORY)" || { echo "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml (see fleet/inventory.example.yml)" >&2; exit 2; }
+	ANSIBLE_CONFIG=fleet/ansible.cfg $(BIN)/ansible-playbook -i "$(INVENTORY)" fleet/bench.yml -e fleet_profile="$(PROFILE)"
 
 check: setup ## validate every contributed file: run files, raw files, hardware notes, other pages
 	$(BIN)/kb check

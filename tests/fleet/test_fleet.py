@@ -85,6 +85,8 @@ def test_two_hosts_come_back_on_one_branch_checked_and_on_the_site(clone: Path, 
         assert f"content/hardware/{slug}.md" in files
         assert any(f.startswith("data/runs/") and f"-{slug}-" in f for f in files), files
         assert any(f.startswith("data/raw/") and f"-{slug}-" in f for f in files), files
+    assert git(clone, "branch", "--show-current").strip() == "main"  # the checkout is untouched
+    git(clone, "switch", "-q", branch)
     run = next(f for f in files if f.startswith("data/runs/") and "-alpha-" in f)
     assert "fleet lab" in (clone / run).read_text(encoding="utf-8")  # the fleet's name
     check = subprocess.run(
@@ -98,10 +100,11 @@ def test_two_hosts_come_back_on_one_branch_checked_and_on_the_site(clone: Path, 
     for slug in ("alpha", "lab-b"):
         assert (clone / "public" / "hardware" / slug / "index.html").is_file()
 
+    git(clone, "switch", "-q", "main")
     again = playbook(clone, inventory(tmp_path, {"alpha": {}, "beta": {"kb_machine": "lab-b"}}))
     assert again.returncode == 0, again.stdout[-3000:]
     assert "Start profile" not in again.stdout  # only what is missing is done: nothing
-    assert git(clone, "log", "--oneline", "main..HEAD").count("\n") == 1
+    assert git(clone, "log", "--oneline", f"main..{branch}").count("\n") == 1
 
 
 def test_a_failing_host_is_named_and_the_others_results_are_kept(clone: Path, tmp_path: Path):
