@@ -225,7 +225,7 @@ def test_cli_import_of_a_corrupt_trial_is_one_error_line(tmp_path: Path):
 # ---------------------------------------------------------------------------------------------
 # kb plan
 
-BASE = "description: x\nscales: [1]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
+BASE = "description: x\nscales: [2]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
 
 
 def _profile_error(tmp_path: Path, text: str) -> ProfileError:

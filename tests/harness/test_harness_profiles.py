@@ -13,7 +13,7 @@ from benchkit import KB, Bench, embedded_bin
 
 pytestmark = pytest.mark.postgres
 
-BASE = "description: x\nscales: [1]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
+BASE = "description: x\nscales: [2]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
 
 CASES = [
     (

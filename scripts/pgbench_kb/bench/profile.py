@@ -53,7 +53,9 @@ import hashlib
 import json
 import math
 import os
+import random
 import re
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +70,14 @@ RESETS = {"template": "template-clone", "reinit": "reinit"}
 FIELD_SEP = "\x1e"
 UNIT_SEP = "\x1f"
 DEFAULT_SAMPLING_RATE = 0.05
+# Latencies a run's per-transaction log should hold when the harness picks the sampling rate:
+# the guides' rule for p99 (1,000); a profile that wants p99.9 asks for 10,000.
+DEFAULT_LOGGED_LATENCIES = 1000
+# Seeds are drawn below this (and a profile's seed must be below it): any Python int would do,
+# but a short number is easier to copy into a profile.
+SEED_LIMIT = 2**31
+# Several sessions re-run the whole design, each on a fresh server: more than this is a mistake.
+MAX_SESSIONS = 20
 # pgbench reads -c, -j, -T, -t, -s and script weights as C ints: 1 .. 2147483647.
 PGBENCH_INT_MAX = 2**31 - 1
 # A profile that expands to more trials than this is a mistake (a repeats or a list far too
@@ -91,6 +101,9 @@ KNOWN_KEYS = (
     "init_flags",
     "settings",
     "settings_sets",
+    "seed",
+    "sessions",
+    "logged_latencies",
 )
 SETTING_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]+)?$")
 WORKLOAD_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -133,9 +146,12 @@ class Profile:
     repeats: int
     warmup_s: int
     reset: str
-    log_sampling_rate: float
+    log_sampling_rate: float | None
     init_flags: tuple[str, ...]
     settings_sets: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    seed: int | None = None
+    sessions: int = 1
+    logged_latencies: int = DEFAULT_LOGGED_LATENCIES
 
 
 @dataclass(frozen=True)
@@ -155,6 +171,13 @@ class Trial:
     init_args: tuple[str, ...] = ()
     reset: str = "template-clone"
     script_files: tuple[str, ...] = field(default=())
+    session: int = 1
+    sessions: int = 1
+    position: int = 1
+    seed: int = 0
+    #: Latencies the log should hold when the harness picks --sampling-rate (0: the profile
+    #: fixed the rate, or turned the log off).
+    logged_latencies: int = 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,6 +418,7 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     repeats, warmup, reset, sampling = _repetition(reader, data)
     init_flags = _init_flags(reader, data)
     settings_sets = _settings_sets(reader, data, known_settings)
+    seed, sessions, logged = _design(reader, data)
     profile = Profile(
         name=path.stem,
         path=path,
@@ -414,7 +438,11 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
         log_sampling_rate=sampling,
         init_flags=init_flags,
         settings_sets=settings_sets,
+        seed=seed,
+        sessions=sessions,
+        logged_latencies=logged,
     )
+    _check_branches(reader, data, profile)
     _check_trial_limit(reader, data, profile)
     return profile
 
@@ -547,8 +575,11 @@ def _rates(reader: _Reader, data: dict[str, Any]) -> tuple[tuple[float | None, .
     return tuple(rates), latency_limit
 
 
-def _repetition(reader: _Reader, data: dict[str, Any]) -> tuple[int, int, str, float]:
-    """(repeats, warmup_s, reset, log_sampling_rate): how each trial is repeated and prepared."""
+def _repetition(
+    reader: _Reader, data: dict[str, Any]
+) -> tuple[int, int, str, float | None]:
+    """(repeats, warmup_s, reset, log_sampling_rate): how each trial is repeated and prepared.
+    The sampling rate is None when the profile leaves it to the harness (absent, or ``auto``)."""
     repeats = reader.positive_int("repeats", data.get("repeats", 1), "e.g. repeats: 3")
     warmup = data.get("warmup_s", 0)
     if warmup != 0:
@@ -558,17 +589,69 @@ def _repetition(reader: _Reader, data: dict[str, Any]) -> tuple[int, int, str, f
         raise reader.fail(
             "reset", f"unknown reset {reset!r}", "template (clone, fast) or reinit (pgbench -i)"
         )
+    if data.get("log_sampling_rate", "auto") == "auto":
+        return repeats, warmup, RESETS[reset], None
     sampling = reader.number(
         "log_sampling_rate",
-        data.get("log_sampling_rate", DEFAULT_SAMPLING_RATE),
+        data["log_sampling_rate"],
         minimum=0,
-        hint="a share between 0 and 1, e.g. 0.05",
+        hint="a share between 0 and 1, e.g. 0.05, or leave it out to let the harness choose",
     )
     if sampling > 1:
         raise reader.fail(
             "log_sampling_rate", f"expected a share between 0 and 1, got {sampling:g}"
         )
     return repeats, warmup, RESETS[reset], sampling
+
+
+def _design(reader: _Reader, data: dict[str, Any]) -> tuple[int | None, int, int]:
+    """(seed, sessions, logged_latencies): the randomised order's seed (None: drawn when the
+    plan is made), the replicate sessions, the latencies a picked sampling rate aims at."""
+    seed = data.get("seed")
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+            raise reader.fail(
+                "seed",
+                f"expected a whole number from 0 to {SEED_LIMIT - 1}, got {_shown(seed)}",
+                "copy the seed a run file records (repeat.design.seed), or leave it out",
+            )
+    sessions = reader.positive_int("sessions", data.get("sessions", 1), "e.g. sessions: 2")
+    if sessions > MAX_SESSIONS:
+        raise reader.fail(
+            "sessions", f"{sessions} sessions; the limit is {MAX_SESSIONS}", "e.g. sessions: 2"
+        )
+    logged = reader.positive_int(
+        "logged_latencies",
+        data.get("logged_latencies", DEFAULT_LOGGED_LATENCIES),
+        "1000 for p99 (the default), 10000 for p99.9",
+    )
+    if logged != DEFAULT_LOGGED_LATENCIES and data.get("log_sampling_rate", "auto") != "auto":
+        raise reader.fail(
+            "logged_latencies",
+            "the profile fixes log_sampling_rate, so the harness does not pick one",
+            "remove log_sampling_rate to let the harness aim at this many latencies",
+        )
+    return seed, sessions, logged
+
+
+def _check_branches(reader: _Reader, data: dict[str, Any], profile: Profile) -> None:
+    """TPC-B-like updates one of ``scale`` branch rows in every transaction: with more clients
+    than branches, the clients queue on those row locks and the trial measures that queue, not
+    the server. The guides' rule is scale ≥ clients; a profile that breaks it is refused."""
+    tpcb = [
+        w.name for w in profile.workloads if any(s.builtin == "tpcb-like" for s in w.scripts)
+    ]
+    if not tpcb:
+        return
+    scale, clients = min(profile.scales), max(profile.clients)
+    if clients > scale:
+        raise reader.fail(
+            "clients",
+            f"workload '{tpcb[0]}' (TPC-B-like) at scale {scale} with {clients} clients: more "
+            f"clients than branches, so they queue on the {scale} branch rows",
+            f"make every scale at least {clients} (scale ≥ clients), or run TPC-B-like in a "
+            "profile of its own with fewer clients",
+        )
 
 
 def _init_flags(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
@@ -656,6 +739,7 @@ def _long_number_error(path: Path) -> ProfileError:
 def trial_factors(profile: Profile) -> dict[str, int]:
     """How many values each dimension of the plan has; their product is the trial count."""
     return {
+        "sessions": profile.sessions,
         "scales": len(profile.scales),
         "repeats": profile.repeats,
         "settings_sets": len(profile.settings_sets),
@@ -718,8 +802,74 @@ def _run_args(
     return args
 
 
-def expand(profile: Profile, *, cores: int | None = None) -> list[Trial]:
-    """Every trial of the profile in the order bench.sh runs them (see the module doc)."""
+def draw_seed() -> int:
+    """A seed for a profile that names none (recorded in every run file, so the order can be
+    made again: put it in the profile as ``seed: N``)."""
+    return secrets.randbelow(SEED_LIMIT)
+
+
+def _configurations(profile: Profile, cores: int) -> list[dict[str, Any]]:
+    """One entry per configuration: the fields a Trial needs but its place in the order."""
+    if profile.duration_s is not None:
+        length = [f"--time={profile.duration_s}"]
+    else:
+        length = [f"--transactions={profile.transactions}"]
+    measured = ["--progress=1", "--report-per-command"]
+    if profile.log_sampling_rate is None:
+        measured += ["--log", "--sampling-rate=auto"]
+    elif profile.log_sampling_rate > 0:
+        measured += ["--log", f"--sampling-rate={_number(profile.log_sampling_rate)}"]
+    configs = []
+    for scale in profile.scales:
+        init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
+        for set_name, settings in profile.settings_sets:
+            for workload in profile.workloads:
+                for mode in profile.query_modes:
+                    for rate in profile.rates:
+                        for clients in profile.clients:
+                            threads = min(profile.threads or threads_for(clients, cores), clients)
+                            run = _run_args(profile, workload, mode, rate, clients, threads)
+                            config = {
+                                "scale": scale,
+                                "init": init_args,
+                                "settings": settings,
+                                "run": [*run, *length],
+                                "warmup_s": profile.warmup_s,
+                                "reset": profile.reset,
+                            }
+                            warmup = (
+                                (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
+                            )
+                            configs.append(
+                                {
+                                    "group": _group_id(config),
+                                    "scale": scale,
+                                    "settings_name": set_name,
+                                    "settings": tuple(f"{k}={v}" for k, v in settings),
+                                    "workload": workload.name,
+                                    "pgbench_args": (*run, *length, *measured),
+                                    "seconds": profile.duration_s or 0,
+                                    "warmup_args": warmup,
+                                    "init_args": init_args,
+                                    "reset": profile.reset,
+                                    "script_files": tuple(
+                                        str(s.file) for s in workload.scripts if s.file
+                                    ),
+                                    "logged_latencies": (
+                                        profile.logged_latencies
+                                        if profile.log_sampling_rate is None
+                                        else 0
+                                    ),
+                                }
+                            )
+    return configs
+
+
+def expand(profile: Profile, *, cores: int | None = None, seed: int | None = None) -> list[Trial]:
+    """Every trial of the profile in the order bench.sh runs them: session by session, round
+    (repeat) by round, and inside each round every configuration once, in an order shuffled by
+    ``random.Random(seed)`` — the profile's seed, else ``seed``, else one drawn now. The same
+    seed and profile give the same order."""
     if cores is not None and (isinstance(cores, bool) or cores < 1):
         raise UsageError(
             f"--cores: expected a whole number ≥ 1, got {cores}",
@@ -733,58 +883,33 @@ def expand(profile: Profile, *, cores: int | None = None) -> list[Trial]:
             hint="fewer repeats or shorter lists",
         )
     cores = cores or client_cores()
-    if profile.duration_s is not None:
-        length = [f"--time={profile.duration_s}"]
-    else:
-        length = [f"--transactions={profile.transactions}"]
-    measured = ["--progress=1", "--report-per-command"]
-    if profile.log_sampling_rate > 0:
-        measured += ["--log", f"--sampling-rate={_number(profile.log_sampling_rate)}"]
+    if profile.seed is not None:
+        seed = profile.seed
+    elif seed is None:
+        seed = draw_seed()
+    rng = random.Random(seed)
+    configs = _configurations(profile, cores)
     trials: list[Trial] = []
-    for scale in profile.scales:
-        init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
+    for session in range(1, profile.sessions + 1):
+        position = 0
         for repeat in range(1, profile.repeats + 1):
-            for set_name, settings in profile.settings_sets:
-                for workload in profile.workloads:
-                    for mode in profile.query_modes:
-                        for rate in profile.rates:
-                            for clients in profile.clients:
-                                threads = min(
-                                    profile.threads or threads_for(clients, cores), clients
-                                )
-                                run = _run_args(profile, workload, mode, rate, clients, threads)
-                                config = {
-                                    "scale": scale,
-                                    "init": init_args,
-                                    "settings": settings,
-                                    "run": [*run, *length],
-                                    "warmup_s": profile.warmup_s,
-                                    "reset": profile.reset,
-                                }
-                                warmup = (
-                                    (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
-                                )
-                                trials.append(
-                                    Trial(
-                                        index=len(trials) + 1,
-                                        total=0,
-                                        group=_group_id(config),
-                                        repeat=repeat,
-                                        repeats=profile.repeats,
-                                        scale=scale,
-                                        settings_name=set_name,
-                                        settings=tuple(f"{k}={v}" for k, v in settings),
-                                        workload=workload.name,
-                                        pgbench_args=(*run, *length, *measured),
-                                        seconds=profile.duration_s or 0,
-                                        warmup_args=warmup,
-                                        init_args=init_args,
-                                        reset=profile.reset,
-                                        script_files=tuple(
-                                            str(s.file) for s in workload.scripts if s.file
-                                        ),
-                                    )
-                                )
+            order = list(configs)
+            rng.shuffle(order)
+            for config in order:
+                position += 1
+                trials.append(
+                    Trial(
+                        index=len(trials) + 1,
+                        total=0,
+                        repeat=repeat,
+                        repeats=profile.repeats,
+                        session=session,
+                        sessions=profile.sessions,
+                        position=position,
+                        seed=seed,
+                        **config,
+                    )
+                )
     total = len(trials)
     return [Trial(**{**t.__dict__, "total": total}) for t in trials]
 
@@ -809,22 +934,55 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             UNIT_SEP.join(t.init_args),
             t.reset,
             UNIT_SEP.join(t.script_files),
+            str(t.session),
+            str(t.sessions),
+            str(t.position),
+            str(t.seed),
+            str(t.logged_latencies),
         ]
         lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)
 
 
+#: What the plan's estimate adds to the trials' own seconds, measured on the 2-core development
+#: machine (docs/harness.md, "What an interleaved design costs"): per trial (reset by template
+#: clone, checkpoint, counters, kb import), per restart of the server with other settings,
+#: per session (initdb and the first start), and per unit of scale initialised (pgbench -i).
+PER_TRIAL_S = 3
+PER_RESTART_S = 2
+PER_SESSION_S = 4
+PER_SCALE_UNIT_S = 0.5
+
+
+def restarts_of(trials: list[Trial]) -> int:
+    """Server restarts the order asks for: one whenever the settings set changes inside a
+    session (a session's first set is its first start, counted with the session)."""
+    count = 0
+    for before, after in zip(trials, trials[1:], strict=False):
+        if before.session == after.session and before.settings_name != after.settings_name:
+            count += 1
+    return count
+
+
 def estimate_seconds(profile: Profile, trials: list[Trial]) -> int:
-    """A rough wall time: the trials, warm-ups, and a few seconds of resets per trial."""
-    restarts = len(profile.scales) * len(profile.settings_sets) * profile.repeats
-    per_trial = 2 + profile.warmup_s
-    return sum(t.seconds for t in trials) + per_trial * len(trials) + 3 * restarts
+    """A rough wall time: the trials and their warm-ups, and what the harness spends around
+    them (the costs above)."""
+    warmups = profile.warmup_s * len(trials)
+    init = PER_SCALE_UNIT_S * sum(profile.scales) + PER_SESSION_S
+    return int(
+        sum(t.seconds for t in trials)
+        + warmups
+        + PER_TRIAL_S * len(trials)
+        + PER_RESTART_S * restarts_of(trials)
+        + init * profile.sessions
+    )
 
 
 def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
     """The plan for people: one row per trial and an estimate of the wall time."""
-    trials = expand(profile, cores=cores)
-    rows = [("#", "scale", "settings", "workload", "repeat", "pgbench arguments")]
+    seed = profile.seed if profile.seed is not None else draw_seed()
+    trials = expand(profile, cores=cores, seed=seed)
+    rows = [("#", "session", "scale", "settings", "workload", "repeat", "pgbench arguments")]
     for t in trials:
         shown = [
             a
@@ -834,6 +992,7 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
         rows.append(
             (
                 str(t.index),
+                f"{t.session}/{t.sessions}",
                 str(t.scale),
                 t.settings_name,
                 t.workload,
@@ -846,19 +1005,37 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
     for name, settings in profile.settings_sets:
         shown = ", ".join(f"{k}={v}" for k, v in settings) or "server defaults"
         out.append(f"  settings {name}: {shown}")
+    if profile.seed is not None:
+        out.append(f"  order: shuffled in each round with the profile's seed {seed}")
+    else:
+        out.append(
+            f"  order: shuffled in each round with seed {seed}, drawn now (a bench draws its "
+            "own; put seed: N in the profile to repeat an order)"
+        )
     out.append("")
     for row in rows:
         out.append(
             "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1]
         )
-    minutes = math.ceil(estimate_seconds(profile, trials) / 6) / 10
+    total = estimate_seconds(profile, trials)
+    minutes = math.ceil(total / 6) / 10
+    if profile.log_sampling_rate is None:
+        log = (
+            f" --log, the sampling rate picked for {profile.logged_latencies:,} logged "
+            "latencies a run)"
+        )
+    elif profile.log_sampling_rate:
+        log = f" --log --sampling-rate={_number(profile.log_sampling_rate)})"
+    else:
+        log = ")"
     out.append("")
     out.append(
-        f"{len(trials)} trials, about {minutes:g} min (every trial also runs -P 1 -r"
-        + (
-            f" --log --sampling-rate={_number(profile.log_sampling_rate)})"
-            if profile.log_sampling_rate
-            else ")"
-        )
+        f"{len(trials)} trials in {profile.sessions} session(s), {restarts_of(trials)} server "
+        f"restarts, about {minutes:g} min ({_clock(total)}; every trial also runs -P 1 -r{log}"
     )
     return "\n".join(out) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"

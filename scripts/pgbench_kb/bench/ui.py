@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.bench import quiet
 from pgbench_kb.parse import progress_reports
 
 # The watcher runs beside every trial: it imports only what it needs, so that its start takes
@@ -334,6 +335,9 @@ def run_result(args: argparse.Namespace) -> int:
         return 0
     stamp = time.strftime("%H:%M:%S", time.gmtime())
     sys.stderr.write(f"{stamp} [bench] {result_line(run, trial=args.trial, of=args.of)}\n")
+    load = quiet.describe(run.get("machine_load"))
+    if load:
+        sys.stderr.write(f"{stamp} [bench] trial {args.trial}/{args.of}: {load}\n")
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from pgbench_kb.errors import KbError
 from pgbench_kb.runs.check.benchmark import rules_benchmark
 from pgbench_kb.runs.check.hosts import rules_hosts
+from pgbench_kb.runs.check.machine_load import rules_machine_load
 from pgbench_kb.runs.check.provenance import (
     rules_provenance,
     rules_required,
@@ -48,6 +49,7 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_storage(run),
         *rules_benchmark(run),
         *rules_results(run),
+        *rules_machine_load(run),
     ]
 
 
