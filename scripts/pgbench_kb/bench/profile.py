@@ -442,8 +442,8 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
         sessions=sessions,
         logged_latencies=logged,
     )
-    _check_branches(reader, data, profile)
     _check_trial_limit(reader, data, profile)
+    _check_branches(reader, data, profile)
     return profile
 
 
