@@ -23,27 +23,40 @@ Profile keys (docs/harness.md has the long form)::
     warmup_s           an unrecorded run of the same workload before each trial (default 0)
     reset              how the database is put back before each trial: template (a clone of
                        a template database made once per scale) | reinit (pgbench -i again)
-    log_sampling_rate  share of transactions written to the per-transaction log (default 0.05;
-                       0 turns the log off)
+    log_sampling_rate  share of transactions written to the per-transaction log (0 turns the
+                       log off); left out (or ``auto``), the harness picks it per trial so that
+                       the log holds ``logged_latencies`` latencies (bench/sampling.py)
+    logged_latencies   latencies a picked rate aims at: 1000 (p99, default) or 10000 (p99.9)
     init_flags         extra pgbench -i flags, e.g. [--partitions=4, --init-steps=dtgvp]
     settings           server settings for every trial (name: value)
-    settings_sets      name → settings; the throwaway server restarts with each set in turn
+    settings_sets      name → settings; the throwaway server restarts when the set changes
+    seed               seed of the random order (default: drawn by each plan, and recorded)
+    sessions           replicate sessions of the whole design (default 1), each with its own
+                       session token in repeat.group and its own fresh server
 
-Order of trials: scale (outermost: each scale is initialised once), then repeat, then settings
-set (the server restarts when the set changes), then workload × query mode × rate × clients.
-Repeats are interleaved — every configuration of a scale runs once before any runs a second
-time — so that a slow drift of the machine spreads over all configurations instead of biasing
-one; the price is a restart of the throwaway server (about a second) per set and repeat.
+Order of trials: session by session; in each session, round (repeat) by round; in each round
+every configuration (scale × settings set × workload × query mode × rate × clients) once, in
+an order shuffled by ``random.Random(seed)``. Every axis is interleaved, scale and settings sets
+included: a template database per scale is made when a session starts, and the server restarts
+only when the settings set changes (about 0.3 s each, measured: docs/harness.md). A slow drift
+of the machine then spreads over every configuration instead of biasing some, and the order can
+be made again from the seed the run files record (``repeat.design.seed``).
+
+TPC-B-like with more clients than branches (scale) is refused: the clients would queue on the
+branch rows.
 
 Plan format for bash (``--for-bash``): one line per trial, fields separated by 0x1e, lists
 inside a field by 0x1f (neither is whitespace, so empty fields survive ``read``)::
 
     index total group repeat repeats scale settings_name settings workload pgbench_args
-    seconds warmup_args init_args reset script_files
+    seconds warmup_args init_args reset script_files session sessions position seed
+    logged_latencies
 
+``logged_latencies`` is 0 when the profile fixes the sampling rate; otherwise pgbench_args
+hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`` picks.
 ``pgbench_args`` exclude the connection and the database name, which bash adds. ``group`` is a
 hash of the configuration; ``kb import`` makes ``repeat.group`` of it, the machine and the
-bench's start (``<machine>-<YYYYMMDDTHHMMSSZ>-<hash>``).
+session's start and its token (``<machine>-<YYYYMMDDTHHMMSSZ>-<token>-<hash>``).
 """
 
 from __future__ import annotations
