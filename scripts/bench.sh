@@ -298,12 +298,12 @@ bench_checkpoint() {
 
 # bench_use_settings NAME SETTINGS — (re)start the throwaway server when the set changes.
 bench_use_settings() {
-  local name="$1" settings="$2"
+  local name="$1" joined="$2"
   [[ "$KB_TARGET" != existing && "$name" != "${BENCH_SET:-}" ]] || return 0
   local started
   started="$(date +%s%N)"
   kb_log "starting the server with settings '$name'"
-  bench_server_settings "$settings"
+  bench_server_settings "$joined"
   BENCH_SET="$name"
   BENCH_SERVER_VERSION="$(kb_psql postgres "SHOW server_version_num")"
   kb_facts_postgres "$KB_WORK/facts/postgres-$name" postgres

@@ -5,6 +5,7 @@ picked so that the log holds the latencies a p99 needs."""
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 from pathlib import Path
 
@@ -12,7 +13,6 @@ import pytest
 import yaml
 
 from benchkit import KB, Bench
-
 from pgbench_kb.bench import sampling
 from pgbench_kb.bench.profile import expand, load_profile, restarts_of
 from pgbench_kb.errors import ProfileError
@@ -64,8 +64,8 @@ def test_every_round_runs_every_configuration_once_in_its_own_order(tmp_path: Pa
     assert len({tuple(o) for o in orders}) > 1, "every round in the same order"
     # Scales and settings sets are interleaved, not run in blocks.
     scales = [t.scale for t in trials]
-    assert any(a != b for a, b in zip(scales, scales[1:], strict=False))
-    assert len([1 for a, b in zip(scales, scales[1:], strict=False) if a != b]) > 2
+    assert any(a != b for a, b in itertools.pairwise(scales))
+    assert len([1 for a, b in itertools.pairwise(scales) if a != b]) > 2
     assert restarts_of(trials) > 2
     assert [t.position for t in trials] == list(range(1, 25))
 
@@ -122,10 +122,8 @@ def test_the_sampling_rate_aims_at_the_latencies_asked_for(tmp_path: Path):
     assert sampling.round_up(0.01234) == 0.013
     assert sampling.round_up(0.5) == 0.5
     # -t: exact. 4 clients × 10,000 transactions; 1,500 / 40,000 = 0.0375 → 0.038
-    assert sampling.pick(1000, ["--client=4", "--transactions=10000"], warmup=None, previous=None) == (
-        0.038,
-        "transactions",
-    )
+    exact = ["--client=4", "--transactions=10000"]
+    assert sampling.pick(1000, exact, warmup=None, previous=None) == (0.038, "transactions")
     # -T: the warm-up's tps × the trial's seconds; never above 1
     warmup = tmp_path / "warmup.out"
     warmup.write_text(

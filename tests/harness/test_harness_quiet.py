@@ -13,7 +13,6 @@ import pytest
 import yaml
 
 from benchkit import Bench
-
 from pgbench_kb.analyze.groups import exclusion
 from pgbench_kb.analyze.load import record_of
 from pgbench_kb.bench import quiet
@@ -186,7 +185,7 @@ def test_a_server_that_cannot_be_told_apart_is_not_judged(tmp_path: Path):
         text = path.read_text(encoding="utf-8")
         path.write_text(
             "".join(
-                line + "\n" for line in text.splitlines() if not line.split("\t")[1:2] == ["server"]
+                line + "\n" for line in text.splitlines() if line.split("\t")[1:2] != ["server"]
             ),
             encoding="utf-8",
         )

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -588,9 +589,7 @@ def _rates(reader: _Reader, data: dict[str, Any]) -> tuple[tuple[float | None, .
     return tuple(rates), latency_limit
 
 
-def _repetition(
-    reader: _Reader, data: dict[str, Any]
-) -> tuple[int, int, str, float | None]:
+def _repetition(reader: _Reader, data: dict[str, Any]) -> tuple[int, int, str, float | None]:
     """(repeats, warmup_s, reset, log_sampling_rate): how each trial is repeated and prepared.
     The sampling rate is None when the profile leaves it to the harness (absent, or ``auto``)."""
     repeats = reader.positive_int("repeats", data.get("repeats", 1), "e.g. repeats: 3")
@@ -621,13 +620,14 @@ def _design(reader: _Reader, data: dict[str, Any]) -> tuple[int | None, int, int
     """(seed, sessions, logged_latencies): the randomised order's seed (None: drawn when the
     plan is made), the replicate sessions, the latencies a picked sampling rate aims at."""
     seed = data.get("seed")
-    if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
-            raise reader.fail(
-                "seed",
-                f"expected a whole number from 0 to {SEED_LIMIT - 1}, got {_shown(seed)}",
-                "copy the seed a run file records (repeat.design.seed), or leave it out",
-            )
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT
+    ):
+        raise reader.fail(
+            "seed",
+            f"expected a whole number from 0 to {SEED_LIMIT - 1}, got {_shown(seed)}",
+            "copy the seed a run file records (repeat.design.seed), or leave it out",
+        )
     sessions = reader.positive_int("sessions", data.get("sessions", 1), "e.g. sessions: 2")
     if sessions > MAX_SESSIONS:
         raise reader.fail(
@@ -651,9 +651,7 @@ def _check_branches(reader: _Reader, data: dict[str, Any], profile: Profile) -> 
     """TPC-B-like updates one of ``scale`` branch rows in every transaction: with more clients
     than branches, the clients queue on those row locks and the trial measures that queue, not
     the server. The guides' rule is scale ≥ clients; a profile that breaks it is refused."""
-    tpcb = [
-        w.name for w in profile.workloads if any(s.builtin == "tpcb-like" for s in w.scripts)
-    ]
+    tpcb = [w.name for w in profile.workloads if any(s.builtin == "tpcb-like" for s in w.scripts)]
     if not tpcb:
         return
     scale, clients = min(profile.scales), max(profile.clients)
@@ -971,7 +969,7 @@ def restarts_of(trials: list[Trial]) -> int:
     """Server restarts the order asks for: one whenever the settings set changes inside a
     session (a session's first set is its first start, counted with the session)."""
     count = 0
-    for before, after in zip(trials, trials[1:], strict=False):
+    for before, after in itertools.pairwise(trials):
         if before.session == after.session and before.settings_name != after.settings_name:
             count += 1
     return count

@@ -44,13 +44,19 @@ def rules_machine_load(run: dict[str, Any]) -> list[Issue]:
         )
     over = []
     share_limit, steal_limit = limits.get("other_core_share"), limits.get("steal_pct")
-    if isinstance(share, int | float) and isinstance(share_limit, int | float):
-        if share > share_limit:
-            over.append("other processes")
+    if (
+        isinstance(share, int | float)
+        and isinstance(share_limit, int | float)
+        and share > share_limit
+    ):
+        over.append("other processes")
     steal = load.get("steal_pct")
-    if isinstance(steal, int | float) and isinstance(steal_limit, int | float):
-        if steal > steal_limit:
-            over.append("steal")
+    if (
+        isinstance(steal, int | float)
+        and isinstance(steal_limit, int | float)
+        and steal > steal_limit
+    ):
+        over.append("steal")
     disturbed, reasons = load.get("disturbed"), load.get("reasons") or []
     if over and disturbed is not True:
         issues.append(
