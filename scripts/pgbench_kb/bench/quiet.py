@@ -263,7 +263,9 @@ def machine_load(trial: Path, info: dict[str, str] | None = None) -> dict[str, A
     reasons = []
     judged = wall is not None and (server_known or not server_here)
     if judged and share is not None and share > OTHER_CORE_SHARE_LIMIT:
-        names = ", ".join(f"{comm} ({used / hz:.1f} s)" for used, comm, _ in top[:TOP_OTHERS])
+        names = ", ".join(
+            f"{comm} ({used / hz:.1f} s)" for used, comm, _ in top[:TOP_OTHERS] if used >= hz / 20
+        )
         reasons.append(
             f"other processes used {share:.0%} of one core (limit {OTHER_CORE_SHARE_LIMIT:.0%})"
             + (f": {names}" if names else "")
