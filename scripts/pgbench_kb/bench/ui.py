@@ -214,6 +214,8 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
             "cv",
         ]
     ]
+    # Several server builds in one bench: the version goes with the settings set.
+    versions = {_get(r, "postgres.version") for r in runs}
     for members in groups.values():
         first = members[0]
         tps = [t for t in (_get(r, "results.tps") for r in members) if isinstance(t, int | float)]
@@ -233,6 +235,8 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
             spread = (max(tps) - min(tps)) / median * 100
         cv = coefficient_of_variation(tps)
         settings = _get(first, "postgres.settings_profile") or "—"
+        if len(versions) > 1:
+            settings = f"{settings} on {_get(first, 'postgres.version') or '?'}"
         rows.append(
             [
                 str(_get(first, "benchmark.workload.name") or "—"),
