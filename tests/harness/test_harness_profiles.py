@@ -31,7 +31,7 @@ CASES = [
         "4: workload: unknown key 'workload' (known keys: description, scales, clients, "
         "threads, workloads, duration_s, transactions, query_modes, rates, latency_limit_ms, "
         "repeats, warmup_s, reset, log_sampling_rate, init_flags, settings, settings_sets, "
-        "seed, sessions, logged_latencies)",
+        "seed, sessions, logged_latencies, servers)",
     ),
     (
         BASE + "transactions: 100\n",
@@ -133,7 +133,7 @@ def test_plan_for_bash_interleaves_repeats_and_restarts_per_set():
     assert "synchronous_commit=off" in off.settings
     # the plan for bash carries session, sessions, position, seed and the latencies to log
     line = render_plan(load_profile("durability"), cores=2).split("\n")[0].split("\x1e")
-    assert len(line) == 20
+    assert len(line) == 21
     assert line[15:17] == ["1", "1"] and line[17] == "1"
 
 

@@ -33,11 +33,13 @@ Profile keys (docs/harness.md has the long form)::
     seed               seed of the random order (default: drawn by each plan, and recorded)
     sessions           replicate sessions of the whole design (default 1), each with its own
                        session token in repeat.group and its own fresh server
+    servers            server builds interleaved in one bench: "embedded" and/or folders of
+                       PostgreSQL binaries; a throwaway cluster each (default: the environment's)
 
 Order of trials: session by session; in each session, round (repeat) by round; in each round
-every configuration (scale × settings set × workload × query mode × rate × clients) once, in
-an order shuffled by ``random.Random(seed)``. Every axis is interleaved, scale and settings sets
-included: a template database per scale is made when a session starts, and the server restarts
+every configuration (server × scale × settings set × workload × query mode × rate × clients)
+once, in an order shuffled by ``random.Random(seed)``. Every axis is interleaved, server builds,
+scale and settings sets included: a template database per scale is made when a session starts, and the server restarts
 only when the settings set changes (about 0.3 s each, measured: docs/harness.md). A slow drift
 of the machine then spreads over every configuration instead of biasing some, and the order can
 be made again from the seed the run files record (``repeat.design.seed``).
@@ -50,7 +52,7 @@ inside a field by 0x1f (neither is whitespace, so empty fields survive ``read``)
 
     index total group repeat repeats scale settings_name settings workload pgbench_args
     seconds warmup_args init_args reset script_files session sessions position seed
-    logged_latencies
+    logged_latencies server
 
 ``logged_latencies`` is 0 when the profile fixes the sampling rate; otherwise pgbench_args
 hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`` picks.
