@@ -39,10 +39,11 @@ Profile keys (docs/harness.md has the long form)::
 Order of trials: session by session; in each session, round (repeat) by round; in each round
 every configuration (server × scale × settings set × workload × query mode × rate × clients)
 once, in an order shuffled by ``random.Random(seed)``. Every axis is interleaved, server builds,
-scale and settings sets included: a template database per scale is made when a session starts, and the server restarts
-only when the settings set changes (about 0.3 s each, measured: docs/harness.md). A slow drift
-of the machine then spreads over every configuration instead of biasing some, and the order can
-be made again from the seed the run files record (``repeat.design.seed``).
+scale and settings sets included: a template database per scale (and build) is made when a
+session starts, and the server restarts only when the settings set or the build changes (about
+0.3 s each, measured: docs/harness.md). A slow drift of the machine then spreads over every
+configuration instead of biasing some, and the order can be made again from the seed the run
+files record (``repeat.design.seed``).
 
 TPC-B-like with more clients than branches (scale) is refused: the clients would queue on the
 branch rows.
