@@ -25,6 +25,11 @@
 # stderr:  progress (trial i of n, elapsed, remaining, live tps) and errors ("error: …").
 # Checks:  --machine, --set and --meta before anything starts; each settings set and the client
 #          counts with the server binary before the server first starts.
+# Order:   every round of the profile in a seeded random order (the seed, the session and the
+#          position are in each run file, repeat.design), replicate sessions on fresh servers,
+#          server builds (profile key servers) interleaved; see docs/harness.md.
+# Records: per trial, what else used the machine while pgbench ran (/proc snapshots, read by
+#          kb import into machine_load, with the disturbed verdict).
 # Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
 #          SIGINT/SIGTERM (further signals during cleanup are ignored). In every case the server
 #          is stopped, the temporary folder removed, the finished trials kept, and no file is
@@ -455,7 +460,7 @@ bench_session_start() {
 # bench_sampling_rate TRIAL_DIR GROUP LOGGED ARG… — the pgbench arguments with
 # --sampling-rate=auto replaced by a rate Python picks from the expected transactions (the
 # warm-up's, else the last trial of the same configuration), so that the log holds LOGGED
-# latencies; "RATE<TAB>SOURCE" goes to TRIAL_DIR/sampling.tsv.
+# latencies; the rate, its source and the target are added to TRIAL_DIR/trial.tsv.
 bench_sampling_rate() {
   local trial_dir="$1" group="$2" logged="$3"
   shift 3
@@ -792,6 +797,7 @@ main() {
       kb_log "${#BENCH_BUILDS[@]} server builds interleaved, a throwaway cluster each in $KB_WORK"
     fi
     bench_builds_init "${lines[@]}"
+    bench_use_build "${BENCH_BUILDS[0]}"
     kb_target_isolate
     kb_facts_host "$KB_WORK/facts/host" "data=$KB_PGDATA" "wal=$KB_PGDATA/pg_wal/"
     BENCH_CLIENT_IS_SERVER="yes"
