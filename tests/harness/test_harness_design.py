@@ -5,14 +5,18 @@ picked so that the log holds the latencies a p99 needs."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from benchkit import KB, Bench
+from benchkit import KB, Bench, alive
 from pgbench_kb.bench import sampling
 from pgbench_kb.bench.profile import expand, load_profile, restarts_of
 from pgbench_kb.errors import ProfileError
@@ -241,3 +245,35 @@ def test_two_server_builds_interleave_in_one_bench(bench: Bench):
     assert len({r["repeat"]["group"].split("-")[-2] for r in runs}) == 1
     assert len({r["repeat"]["group"] for r in runs}) == 4
     assert "2 server builds interleaved" in done.stderr
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not (PG15 / "postgres").exists(), reason="Debian's PostgreSQL 15 is missing")
+def test_kill_9_with_two_builds_leaves_no_server(bench: Bench):
+    """With two clusters, the one running when the bench is killed is the one its runtime
+    record names: the watchdog stops it and removes the temporary folder (the other was
+    stopped when the bench switched away from it)."""
+    profile = bench.profile(
+        "description: Two builds.\nscales: [2]\nclients: [1]\nworkloads: [select-only]\n"
+        f"duration_s: 5\nrepeats: 2\nseed: 3\nservers: [embedded, {PG15}]\n",
+        "builds-kill",
+    )
+    proc = bench.start(profile)
+    try:
+        work = bench.wait_for_trial(3, timeout=120)
+        running = [
+            int(pid.read_text().splitlines()[0])
+            for pid in work.glob("pgdata*/postmaster.pid")
+            if pid.is_file()
+        ]
+        assert len(running) == 1  # one server at a time
+        proc.kill()
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (alive(running[0]) or work.exists()):
+            time.sleep(0.2)
+        assert not alive(running[0])
+        assert not work.exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
