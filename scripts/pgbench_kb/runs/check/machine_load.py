@@ -68,6 +68,17 @@ def rules_machine_load(run: dict[str, Any]) -> list[Issue]:
         )
     if disturbed is True and not reasons:
         issues.append(Issue("machine_load.reasons", "a disturbed run must say why"))
+    if disturbed is True and reasons:
+        issues.append(
+            Issue(
+                "machine_load.disturbed",
+                "measured on a busy machine ("
+                + "; ".join(str(r) for r in reasons)
+                + "): kb compare leaves this run out of every verdict; measure again with "
+                "nothing else running",
+                severity="warning",
+            )
+        )
     if disturbed is False and reasons:
         issues.append(Issue("machine_load.reasons", "a quiet run has no reasons"))
     if _lowered(limits):
