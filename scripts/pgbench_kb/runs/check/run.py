@@ -18,6 +18,7 @@ from pgbench_kb.errors import KbError
 from pgbench_kb.runs.check.benchmark import rules_benchmark
 from pgbench_kb.runs.check.content import RESERVED_NAMES
 from pgbench_kb.runs.check.hosts import rules_hosts
+from pgbench_kb.runs.check.machine_load import rules_machine_load
 from pgbench_kb.runs.check.plausible import rules_plausible
 from pgbench_kb.runs.check.provenance import (
     rules_provenance,
@@ -51,6 +52,7 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_benchmark(run),
         *rules_results(run),
         *rules_plausible(run),
+        *rules_machine_load(run),
     ]
 
 
