@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.bench.facts import read_regular
+
 #: Other processes may use at most this share of one core during a trial (10%).
 OTHER_CORE_SHARE_LIMIT = 0.10
 #: Steal may be at most this percentage of all CPU time during a trial.
@@ -58,15 +60,6 @@ class Snapshot:
     roots: dict[str, int] = field(default_factory=dict)
     affinity: dict[str, str] = field(default_factory=dict)
     procs: dict[int, Proc] = field(default_factory=dict)
-
-
-def _read(path: Path) -> str | None:
-    try:
-        if not path.is_file():
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 def _float(text: str) -> float | None:
@@ -104,7 +97,7 @@ def parse_procs(text: str) -> dict[int, Proc]:
 
 
 def read_snapshot(path: Path) -> Snapshot | None:
-    text = _read(path)
+    text = read_regular(path)
     if text is None:
         return None
     snap = Snapshot()
@@ -132,7 +125,7 @@ def read_snapshot(path: Path) -> Snapshot | None:
         elif key == "affinity":
             name, _, cpus = value.partition("\t")
             snap.affinity[name] = cpus.strip()
-    snap.procs = parse_procs(_read(path.with_name(path.name + ".procs")) or "")
+    snap.procs = parse_procs(read_regular(path.with_name(path.name + ".procs")) or "")
     return snap
 
 

@@ -322,7 +322,9 @@ def build_from_trial(
     argv, _ = facts.command_line(trial)
     pg["build"]["source"] = _build_source(target, argv[0] if argv else None)
     pg["settings_profile"] = info.get("settings_name") or None
-    pg["database_size_bytes"] = facts.int_or_none(facts._read(trial / "database-size-init.txt"))
+    pg["database_size_bytes"] = facts.int_or_none(
+        facts.read_regular(trial / "database-size-init.txt")
+    )
     pg["initdb_before_run"] = target in {"embedded", "local"}
     run["postgres"] = pg
 
