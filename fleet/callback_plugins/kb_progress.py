@@ -34,9 +34,15 @@ class CallbackModule(DefaultCallback):
     CALLBACK_TYPE = "stdout"
     CALLBACK_NAME = "kb_progress"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: dict[str, str] = {}
+
     def v2_runner_retry(self, result):  # noqa: ANN001 (Ansible's signature)
         line = (result.result.get("stdout") or "").strip()
+        host = result.host.get_name()
         if not line:
             super().v2_runner_retry(result)
-            return
-        self._display.display(f"[{result.host.get_name()}] {line}")
+        elif self._last.get(host) != line:  # a line once, not again at every look
+            self._last[host] = line
+            self._display.display(f"[{host}] {line}")
