@@ -63,8 +63,8 @@ test: setup ## run the whole test suite (unit, golden, PostgreSQL, Hugo, Chromiu
 	$(BIN)/python -m pytest
 
 lint: setup $(ACTIONLINT) ## ruff (lint + format check), shellcheck and actionlint
-	$(BIN)/ruff check scripts tests
-	$(BIN)/ruff format --check scripts tests
+	$(BIN)/ruff check scripts tests fleet
+	$(BIN)/ruff format --check scripts tests fleet
 	$(BIN)/shellcheck --severity=style scripts/*.sh scripts/lib/*.sh .ci/run
 	$(ACTIONLINT) -shellcheck $(BIN)/shellcheck .github/workflows/*.yml
 

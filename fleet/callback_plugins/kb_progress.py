@@ -38,7 +38,7 @@ class CallbackModule(DefaultCallback):
         super().__init__()
         self._last: dict[str, str] = {}
 
-    def v2_runner_retry(self, result):  # noqa: ANN001 (Ansible's signature)
+    def v2_runner_retry(self, result):  # Ansible calls it with its CallbackTaskResult
         line = (result.result.get("stdout") or "").strip()
         host = result.host.get_name()
         if not line:
