@@ -16,8 +16,8 @@ found, and writes under ``build/site/`` (git-ignored, mounted into Hugo by confi
 Every sentence and figure a reader sees is composed in this stage; templates only place them.
 This module orders the work; each kind of page has its module (``run_pages``, ``group_pages``,
 ``comparison_pages``, ``list_pages``, ``source_pages``, ``downloads``), and ``writer`` writes
-the files. Every generated file says so. The folder is replaced as a whole, so a run file that was removed
-leaves no page behind. Two derivations of the same data write the same bytes.
+the files. Every generated file says so. The folder is replaced as a whole, so a run file that
+was removed leaves no page behind. Two derivations of the same data write the same bytes.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from pgbench_kb.derive.group_pages import place_knowledge, write_group_list
 from pgbench_kb.derive.list_pages import write_lists, write_machines
 from pgbench_kb.derive.run_pages import (
     RunJson,
+    distinct_names,
     page_inputs,
     page_name,
     run_page,
@@ -89,6 +90,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         # Copies: titles and links are added to these rows, never to what the cache keeps.
         rows = [dict(run.row) for run in light]
         names = [page_name(row) for row in rows]
+        distinct_names(rows)
         known = knowledge.from_records([run.record for run in light], root)
         history = gitlog.history(root)
         prepare_out(out, owned=out.resolve() == default.resolve())
