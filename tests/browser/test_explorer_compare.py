@@ -159,8 +159,10 @@ def test_compare_two_from_the_explorer_by_keyboard(public, browser, prefix):
         page.locator("#compare-result:not([hidden])").wait_for()
         verdict = page.locator("#compare-verdict").inner_text()
         assert verdict.startswith("B against A: higher"), verdict
-        assert page.locator("#compare-verdict a").get_attribute("href").startswith(
-            f"{base}comparisons/"
+        assert (
+            page.locator("#compare-verdict a")
+            .get_attribute("href")
+            .startswith(f"{base}comparisons/")
         )
         differs = page.locator("#compare-facts tr.differs th").all_inner_texts()
         assert differs and all(d.endswith("differs") for d in differs)

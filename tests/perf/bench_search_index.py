@@ -1,6 +1,6 @@
-"""Benchmark: the search stage (`kb index`: Pagefind on the whole site, its filter index rewritten in
-a fixed order, unused bundle files removed), either on a site already built, on the same site
-before and after one run was added (cold, then with the cache), or on generated
+"""Benchmark: the search stage (`kb index`: Pagefind on the whole site, its filter index
+rewritten in a fixed order, unused bundle files removed), either on a site already built, on the
+same site before and after one run was added (cold, then with the cache), or on generated
 pages shaped like run pages (nine filters, a tps sort key and meta).
 
     .venv/bin/python tests/perf/bench_search_index.py --site DIR/site/public [--repeat 3]

@@ -311,9 +311,7 @@ def progress_svg(
         y0 = top + number * (panel_h + gap)
         ticks = nice_ticks(0.0, max(v for _, v in series), 3)
         high = ticks[-1] or 1.0
-        parts.append(
-            f'<text x="{left}" y="{y0 - 8}" font-weight="600">{escape(name)}</text>'
-        )
+        parts.append(f'<text x="{left}" y="{y0 - 8}" font-weight="600">{escape(name)}</text>')
         for value in ticks:
             y = y0 + panel_h - value / high * panel_h
             parts.append(

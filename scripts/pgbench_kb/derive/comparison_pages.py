@@ -170,9 +170,7 @@ def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, An
                 + (f"; {swept} on a log₂ axis, each doubling one step" if log2 else "")
                 + ". Each curve's points are in its table below."
             )
-            spec = charts.curve_spec(
-                f"tps against {swept}", words, tps_points, swept, log2=log2
-            )
+            spec = charts.curve_spec(f"tps against {swept}", words, tps_points, swept, log2=log2)
             charts_shown.append({"src": site.chart_from_spec(spec), "description": words})
         if len(latency_points) >= 2:
             words = (
@@ -268,8 +266,9 @@ def comparison_shown(
         else:
             sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
     sentence += session_words(comparison)
+    runs_of = samples or {}
     sides = [
-        {"name": name, "center": s["center_raw"], "runs": (samples or {}).get(str(raw.get("group")))}
+        {"name": name, "center": s["center_raw"], "runs": runs_of.get(str(raw.get("group")))}
         for name, s, raw in (("A", a, raw_a), ("B", b, raw_b))
     ]
     chart = None

@@ -300,7 +300,8 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
         shown = shown_of.get(knowledge.page_slug(str(comparison.get("id"))))
         if shown is None or str(a.get("group")) not in machine_of:
             continue
-        pair = f"{knowledge.page_slug(str(a.get('group')))} {knowledge.page_slug(str(b.get('group')))}"
+        key_a, key_b = (knowledge.page_slug(str(side.get("group"))) for side in (a, b))
+        pair = f"{key_a} {key_b}"
         entry = {
             "verdict": str(comparison.get("verdict")),
             "words": shown["verdict_words"],

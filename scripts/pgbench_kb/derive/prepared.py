@@ -102,8 +102,11 @@ def progress_of(run: dict[str, Any]) -> Progress | None:
         f"{fmt.count(progress.get('interval_s') or 1, 'second')}: "
         f"{fmt.count(len(values), 'point')}, from {fmt.figure(float(min(values)))} to "
         f"{fmt.tps(float(max(values)))}"
-        + ("; below it, the average latency of each interval, in ms" if any(
-            isinstance(v, int | float) for v in latency) else "")
+        + (
+            "; below it, the average latency of each interval, in ms"
+            if any(isinstance(v, int | float) for v in latency)
+            else ""
+        )
         + f". {checkpoint_words(run)}"
     )
     return Progress(svg, tail, _dumps(rows))
