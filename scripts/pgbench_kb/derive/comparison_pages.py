@@ -344,6 +344,16 @@ def spread_bounds(item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: An overview's bar label is cut here, before Vega sees it: Vega measures a label too long
+#: for its ``labelLimit`` again and again to cut it (the overview of 300 comparisons took
+#: 5.8 s to draw, against 0.3 s with labels cut beforehand).
+LABEL_CHARS = 21
+
+
+def short_label(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1].rstrip() + "…"
+
+
 def write_comparison_pages(
     site: Site, families: dict[str, list[dict[str, Any]]], known: dict[str, Any]
 ) -> None:
@@ -441,7 +451,7 @@ def write_comparison_page(
     overview = None
     rows = [
         {
-            "comparison": f"{number}. {c['short']}",
+            "comparison": short_label(f"{number}. {c['short']}"),
             "change_pct": c["change_pct"],
             "verdict": c["verdict"],
             "panel": f"{c['machine']} · {c['workload']}",
