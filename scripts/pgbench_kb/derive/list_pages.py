@@ -83,6 +83,7 @@ def write_lists(
     placed: dict[str, Any],
     known: dict[str, Any],
     history: dict[str, Any],
+    answers: list[dict[str, Any]] | None = None,
 ) -> None:
     explorer = [
         explorer_row(
@@ -130,6 +131,10 @@ def write_lists(
         {
             "recent": [table_row(r) for r in rows[:HOME_RECENT]],
             "findings": findings,
+            "answers": [
+                {"label": a["label"], "title": a["title"], "url": a["url"], "lead": a["lead"]}
+                for a in answers or []
+            ],
             "runs": fmt.count(len(rows), "run"),
             "machines": fmt.count(len({r["machine"] for r in rows}), "machine"),
             "groups": fmt.count(len(placed["groups"]), "configuration"),

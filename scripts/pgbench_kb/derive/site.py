@@ -35,6 +35,7 @@ from pgbench_kb.derive import (
     prepared,
     runpage,
 )
+from pgbench_kb.derive.answer_pages import build_answers, write_answers
 from pgbench_kb.derive.downloads import comparisons_text, runs_json, write_downloads
 from pgbench_kb.derive.group_pages import place_knowledge, write_group_list
 from pgbench_kb.derive.list_pages import write_lists, write_machines
@@ -104,7 +105,9 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         write_run_lists(site, rows_by_date)
         write_group_list(site, placed["groups"])
         write_machines(site, rows_by_date, placed)
-        write_lists(site, rows_by_date, placed, known, history)
+        answers = build_answers(known, placed, root)
+        write_answers(site, answers)
+        write_lists(site, rows_by_date, placed, known, history, answers)
         write_downloads(site, rows_by_date)
         # Written while the workers end the second pass (none of it needs the pages' texts);
         # the rest, once they are done, beside the run pages.
