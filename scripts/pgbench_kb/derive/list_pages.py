@@ -8,6 +8,7 @@ from typing import Any
 
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive import (
+    labels,
     hardware,
     knowledge,
     links,
@@ -145,14 +146,33 @@ def write_lists(
         "changes/_index.md",
         {
             "title": "Recent changes",
-            "description": "The latest changes to run files and pages, from the project's git "
-            "history.",
-            "params": {"kind": "changes", "changes": history["recent"]},
+            "description": "What changed in the data, newest first: run files added, changed "
+            "or removed, hardware notes, guides, the sources' claims and the answers' text, "
+            "from the project's git history.",
+            "params": {
+                "kind": "changes",
+                "changes": [
+                    change | {"subject": short_subject(str(change.get("subject") or ""))}
+                    for change in history["recent"]
+                ],
+            },
         },
     )
     site.data("git", {"files": history["files"]})
     site.data("links", {"links": links.backlinks(site.root)})
     site.data("fields", {"about": runpage.field_descriptions()})
+
+
+#: A commit's subject is shown up to this many characters (some are long sentences).
+SUBJECT_CHARS = 160
+
+
+def short_subject(subject: str) -> str:
+    """A commit's subject for readers: field paths as words, cut at a word near 160 characters."""
+    text = labels.readable(subject)
+    if len(text) <= SUBJECT_CHARS:
+        return text
+    return text[:SUBJECT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def home_findings(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
