@@ -68,7 +68,7 @@ def load_answers(root: Path) -> dict[str, Any]:
     if not path.is_file():
         return {"answers": [], "sources": {}, "cites": {}}
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise _error(
@@ -365,7 +365,9 @@ def build_answers(
                 continue
             family_items = by_family.get(str(spec.get("family")), [])
             values[name] = _Set(_selected(family_items, spec), groups)
-        lead = " ".join(_Fields(values, line, slug).format(" ".join(str(answer["lead"]).split())).split())
+        lead = " ".join(
+            _Fields(values, line, slug).format(" ".join(str(answer["lead"]).split())).split()
+        )
         if len(lead.split()) > LEAD_WORDS:
             raise _error(
                 f"answer {slug}: the lead has {len(lead.split())} words once filled (at most "
@@ -380,7 +382,9 @@ def build_answers(
                 "lead": lead,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
                 "evidence": _evidence(evidence_raw, shown),
-                "unknown": _unknown(answer, evidence_raw, [claims[c] for c in answer.get("claims") or []]),
+                "unknown": _unknown(
+                    answer, evidence_raw, [claims[c] for c in answer.get("claims") or []]
+                ),
                 "why": _why(str(answer["why"]), cites),
                 "cites": _cites_used(str(answer["why"]), cites),
                 "links": [
@@ -390,6 +394,15 @@ def build_answers(
                     if by_family.get(f)
                 ],
                 "machines": sorted({str(c.get("machine")).split(" ")[0] for c in evidence_raw}),
+                # For the feed (when the runs under the answer last changed), not the page.
+                "runs": sorted(
+                    {
+                        str(r)
+                        for c in evidence_raw
+                        for s in ("a", "b")
+                        for r in (c.get(s) or {}).get("runs") or []
+                    }
+                ),
             }
         )
     return answers
@@ -507,7 +520,10 @@ def write_answers(site: Site, answers: list[dict[str, Any]]) -> None:
             {
                 "title": answer["title"],
                 "description": answer["lead"],
-                "params": {"kind": "answer", "answer": answer},
+                "params": {
+                    "kind": "answer",
+                    "answer": {k: v for k, v in answer.items() if k != "runs"},
+                },
             },
         )
     site.page(

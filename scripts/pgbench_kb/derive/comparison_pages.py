@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from pgbench_kb.derive import labels
 from pgbench_kb.derive import (
     charts,
     knowledge,
+    labels,
 )
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.writer import Site

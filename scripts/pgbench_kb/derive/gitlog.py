@@ -91,7 +91,7 @@ def summary(changed: list[tuple[str, str]]) -> str:
     """What a commit did to the data, in words: ``3 run files added; 1 hardware note changed``."""
     counts: dict[tuple[str, str], int] = {}
     for status, path in changed:
-        for prefix, one, many in KINDS:
+        for prefix, _one, _many in KINDS:
             if path.startswith(prefix):
                 verb = VERBS.get(status, "changed")
                 key = (prefix, verb)

@@ -8,9 +8,9 @@ from typing import Any
 
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive import (
-    labels,
     hardware,
     knowledge,
+    labels,
     links,
     runpage,
 )
@@ -157,6 +157,11 @@ def write_lists(
                 ],
             },
         },
+    )
+    # The run and configuration pages, which kb render lays out apart from the sitemap.
+    site.data(
+        "sitemap",
+        {"pages": [r["url"] for r in rows] + [g["url"] for g in placed["groups"]]},
     )
     site.data("git", {"files": history["files"]})
     site.data("links", {"links": links.backlinks(site.root)})
