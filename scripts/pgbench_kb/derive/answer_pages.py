@@ -262,10 +262,10 @@ def sureness(groups: list[dict[str, Any]], verdicts: list[Any]) -> str:
     """How sure a set of figures is, in words."""
     if any(g.get("n") == 1 for g in groups):
         if all(g.get("n") == 1 for g in groups):
-            return "single runs, spread unknown"
-        return "partly single runs, spread partly unknown"
+            return "single runs: spread unknown, not judged"
+        return "partly single runs: spread partly unknown"
     if any(not g.get("spread") for g in groups):
-        return "published figures without their runs, spread unknown"
+        return "published without their runs: spread unknown, not judged"
     if verdicts and all(v in {"higher", "lower"} for v in verdicts):
         return "outside the noise of the repeats"
     if verdicts and all(v == "within_noise" for v in verdicts):

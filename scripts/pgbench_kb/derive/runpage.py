@@ -253,7 +253,7 @@ def split_settings(
     changed, initdb = [], []
     size = block_size if isinstance(block_size, int) else None
     for name, value in sorted((settings or {}).items()):
-        row = {"name": name, "value": _scalar(value), "line": labels.conf_line(name, value, size)}
+        row = {"name": name, "line": labels.conf_line(name, value, size)}
         written = name in INITDB_WRITES and INITDB_WRITES[name] in {None, str(value)}
         (initdb if written else changed).append(row)
     return {"changed": changed, "initdb": initdb}
