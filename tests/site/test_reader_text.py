@@ -42,7 +42,7 @@ class Reader(html.parser.HTMLParser):
     """The text a reader sees (and hovers: title, alt, aria-label), without code blocks (raw
     pgbench output, commands, postgresql.conf lines, file names); list items and footer."""
 
-    HIDDEN = {"script", "style", "code", "pre", "template"}
+    HIDDEN = frozenset({"script", "style", "code", "pre", "template"})
 
     def __init__(self) -> None:
         super().__init__()
