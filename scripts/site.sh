@@ -2,7 +2,9 @@
 # site.sh — build the static wiki: check the data, derive pages and chart specs, draw the
 # charts, lay out with Hugo, index with Pagefind.
 #
-# Usage:   scripts/site.sh [--root DIR] [--timings]
+# Usage:   scripts/site.sh [--root DIR] [--timings] [--base-url URL]
+#          --base-url (default: $KB_BASE_URL, else "/") is Hugo's baseURL: the address the site
+#          is published at, e.g. https://OWNER.github.io/REPO/ (links stay relative either way).
 # Inputs:  ROOT/data/runs/**.yaml (or ROOT/runs/ in a tree written by `kb synth`), ROOT/content/,
 #          and ROOT's config.toml, layouts/ and static/ (this checkout's where ROOT has none).
 # Writes:  ROOT/build/site/ (generated pages, data, chart specs), ROOT/build/charts/ (the
@@ -90,8 +92,9 @@ site_print_timings() {
 # ROOT's content and build/site, and the layouts and static files of SOURCE (ROOT or this
 # checkout). This lets one set of layouts build any tree, a `kb synth` tree included.
 site_hugo_config() {
-  local root="$1" source="$2" out="$3"
-  sed -e "s#^source = \"content\"#source = \"$root/content\"#" \
+  local root="$1" source="$2" out="$3" base_url="${4:-/}"
+  sed -e "s#^baseURL = \".*\"#baseURL = \"$base_url\"#" \
+    -e "s#^source = \"content\"#source = \"$root/content\"#" \
     -e "s#^source = \"build/\\(.*\\)\"#source = \"$root/build/\\1\"#" \
     -e "s#^source = \"layouts\"#source = \"$source/layouts\"#" \
     -e "s#^source = \"static\"#source = \"$source/static\"#" \
@@ -99,16 +102,22 @@ site_hugo_config() {
 }
 
 site_main() {
-  local root timings=0
+  local root timings=0 base_url="${KB_BASE_URL:-/}"
   root="$(cd "$SITE_HERE/.." && pwd)"
   while (($#)); do
     case "$1" in
       --root) root="$(cd "${2:?--root needs a folder}" && pwd)"; shift 2 ;;
       --timings) timings=1; shift ;;
+      --base-url) base_url="${2:?--base-url needs an address}"; shift 2 ;;
       -h | --help) sed -n '2,/^set -E/p' "${BASH_SOURCE[0]}" | sed -e '/^set -E/d' -e 's/^# \{0,1\}//'; return 0 ;;
       *) echo "error: unknown option '$1' (see scripts/site.sh --help)" >&2; return 1 ;;
     esac
   done
+  # The address goes into the Hugo configuration: only a plain http(s) URL ending in '/'.
+  if [[ "$base_url" != "/" && ! "$base_url" =~ ^https?://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~-]+)*/$ ]]; then
+    echo "error: --base-url '$base_url' is not an http(s) address ending in '/' (e.g. https://owner.github.io/repo/)" >&2
+    return 1
+  fi
   SITE_START="$(site_now)"
   local checkout bin
   checkout="$(cd "$SITE_HERE/.." && pwd)"
@@ -189,7 +198,7 @@ site_main() {
   SITE_STAGING="$root/build/public.new"
   local staging="$SITE_STAGING"
   rm -rf "$staging"
-  site_hugo_config "$root" "$source" "$root/build/hugo.toml"
+  site_hugo_config "$root" "$source" "$root/build/hugo.toml" "$base_url"
   site_cpu
   start="$(site_now)" cpu="$SITE_CPU_NOW"
   # Hugo, the run and configuration pages only where their files changed (kb render).

@@ -528,7 +528,7 @@ def test_import_from_dev_zero_is_bounded(root: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (
         1,
-        "error: /dev/zero:1: larger than the limit of 64 MiB (give the text pgbench printed at "
+        "error: /dev/zero:1: larger than the limit of 8 MiB (give the text pgbench printed at "
         "the end of the run)\n",
     )
     done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN, "--log", "/dev/zero")

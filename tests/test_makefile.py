@@ -10,7 +10,7 @@ import pytest
 
 from kbtest import REPO
 
-TARGETS = ("setup", "bench", "site", "serve", "check", "test", "lint", "perf", "clean")
+TARGETS = ("setup", "bench", "fleet", "site", "serve", "check", "test", "lint", "perf", "clean")
 
 
 def make(*args: str) -> subprocess.CompletedProcess[str]:
@@ -38,3 +38,10 @@ def test_readme_shows_the_commands(command):
 def test_ci_runs_the_readme_test_command():
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.search(r"^\s*make test\s*$", ci, re.M)
+
+
+def test_fleet_without_an_inventory_says_what_to_give():
+    done = make("fleet")
+    assert done.returncode != 0
+    assert "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml" in done.stderr
+    assert "ansible-playbook" not in done.stdout

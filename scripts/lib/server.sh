@@ -92,9 +92,10 @@ kb_server_link_tree() {
   find "$KB_WORK/pg" -type d -exec chmod go+rx {} + 2>/dev/null || true
 }
 
-# kb_server_init — initdb a new cluster in $KB_WORK/pgdata (socket in $KB_WORK/socket).
+# kb_server_init [PGDATA] — initdb a new cluster in PGDATA (default $KB_WORK/pgdata; socket in
+# $KB_WORK/socket). A bench that interleaves several server builds has a cluster for each.
 kb_server_init() {
-  KB_PGDATA="$KB_WORK/pgdata"
+  KB_PGDATA="${1:-$KB_WORK/pgdata}"
   KB_SOCKET_DIR="$KB_WORK/socket"
   KB_PGPORT="${KB_PGPORT:-5432}"
   KB_SERVER_LOG="$KB_WORK/log/server.log"

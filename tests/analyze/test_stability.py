@@ -588,6 +588,12 @@ def test_run_measured_by_the_harness_has_a_P1_series_and_checkpoint_counters(
         timeout=180,
     )
     assert bench.returncode == 0, bench.stderr
+    # This test is about the series and the counters, not the machine's quietness: on a shared
+    # machine the trial may be marked disturbed (machine_load), which keeps it out of groups.
+    (measured,) = (project_root / "data" / "runs").rglob("*.yaml")
+    data = load_yaml_file(measured).data
+    data.pop("machine_load", None)
+    measured.write_text(dump_run(data), encoding="utf-8")
     knowledge = build_knowledge(project_root)
     (entry,) = knowledge["stability"]
     (group,) = knowledge["groups"]

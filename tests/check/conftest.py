@@ -17,3 +17,13 @@ def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     shutil.copytree(FIXTURE_ROOT, root)
     return root
+
+
+@pytest.fixture
+def contributed(project: Path) -> Path:
+    """``project`` with the good run file in data/runs (its raw output referred to): a whole
+    project root `kb check` finds no error in, for the attacks of test_pull_requests.py."""
+    from checkkit import good_run, write
+
+    write(project, good_run())
+    return project

@@ -101,28 +101,30 @@ def test_a_path_the_system_cannot_look_up_is_not_a_file() -> None:
 # 4. unbounded reads -------------------------------------------------------------------------
 
 
-def test_run_file_linked_to_dev_zero_is_refused_after_a_bounded_read(project: Path) -> None:
-    """Regression: a run file that is a symlink to /dev/zero was read forever (st_size 0)."""
+def test_run_file_linked_to_dev_zero_is_refused_unread(project: Path) -> None:
+    """Regression: a run file that is a symlink to /dev/zero was read forever (st_size 0);
+    then read up to a bound; now (issue #22) a link is refused without reading it."""
     link = project / "data" / "runs" / "z.yaml"
     link.parent.mkdir(parents=True)
     link.symlink_to("/dev/zero")
     assert report_of(project, link) == (
-        "data/runs/z.yaml:1: (file): larger than the limit of 4 MiB (keep long series in the "
-        "raw output, not in the run file)\n"
+        "data/runs/z.yaml:1: (file): a symbolic link (to /dev/zero): commit the file itself "
+        "(links are not followed)\n"
         "checked 1 run file(s) and 0 hardware note(s): 1 error(s), 0 warning(s)\n"
     )
 
 
-def test_raw_file_linked_to_dev_zero_is_refused_after_a_bounded_read(project: Path) -> None:
-    """Regression: raw files were read with read_bytes(), without a bound."""
+def test_raw_file_linked_to_dev_zero_is_refused_unread(project: Path) -> None:
+    """Regression: raw files were read with read_bytes(), without a bound; then up to a bound;
+    now (issue #22) a raw file that is a link is refused without reading it."""
     run = good_run()
     raw = project / run["raw"][0]["path"]
     raw.unlink()
     raw.symlink_to("/dev/zero")
     report = check_paths([str(write(project, run))], root=project)
     assert [f.message for f in report.errors] == [
-        f"{run['raw'][0]['path']}: larger than the limit of 64 MiB (raw files are pgbench's "
-        "output and its logs, kept as they were written)"
+        f"{run['raw'][0]['path']} is a symbolic link (commit the file itself: links are not "
+        "followed)"
     ]
 
 

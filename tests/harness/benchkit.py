@@ -22,7 +22,7 @@ KB = REPO / ".venv" / "bin" / "kb"
 # A profile small enough for a test: one trial of two seconds at scale 1.
 TINY = """\
 description: One two-second trial for the harness tests.
-scales: [1]
+scales: [2]
 clients: [2]
 workloads: [{workload}]
 duration_s: {seconds}

@@ -225,7 +225,7 @@ def test_cli_import_of_a_corrupt_trial_is_one_error_line(tmp_path: Path):
 # ---------------------------------------------------------------------------------------------
 # kb plan
 
-BASE = "description: x\nscales: [1]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
+BASE = "description: x\nscales: [3]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
 
 
 def _profile_error(tmp_path: Path, text: str) -> ProfileError:
@@ -296,7 +296,8 @@ def test_numbers_past_pgbench_int_limit_are_refused(tmp_path: Path, extra: str, 
 
 def test_clients_at_pgbench_limit_are_accepted(tmp_path: Path):
     path = tmp_path / "p.yaml"
-    path.write_text(BASE.replace("[2]", "[2147483647]"), encoding="utf-8")
+    text = BASE.replace("[2]", "[2147483647]").replace("tpcb-like", "select-only")
+    path.write_text(text, encoding="utf-8")
     assert load_profile(str(path)).clients == (2147483647,)
 
 

@@ -177,13 +177,13 @@ def test_too_little_space_is_refused_before_starting(bench: Bench):
         done = bench.run(bench.tiny(), TMPDIR=str(disk))
         assert done.returncode == 1
         assert done.stderr.startswith("error: not enough free space for the throwaway server in ")
-        assert "about 136 MB needed for scale 1, 6" in done.stderr
+        assert "about 176 MB needed for scale 2, 6" in done.stderr
         assert list(disk.iterdir()) == []
     assert bench.run_files() == []
 
 
 def test_disk_filling_up_during_a_trial(bench: Bench):
-    with _tmpfs(160) as disk:
+    with _tmpfs(200) as disk:
         bench.tmpdir = disk
         proc = bench.start(bench.tiny(seconds=6))
         try:

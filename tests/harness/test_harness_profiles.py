@@ -4,6 +4,7 @@ expand as documented."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from benchkit import KB, Bench, embedded_bin
 
 pytestmark = pytest.mark.postgres
 
-BASE = "description: x\nscales: [1]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
+BASE = "description: x\nscales: [2]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 2\n"
 
 CASES = [
     (
@@ -29,7 +30,8 @@ CASES = [
         BASE.replace("workloads:", "workload:"),
         "4: workload: unknown key 'workload' (known keys: description, scales, clients, "
         "threads, workloads, duration_s, transactions, query_modes, rates, latency_limit_ms, "
-        "repeats, warmup_s, reset, log_sampling_rate, init_flags, settings, settings_sets)",
+        "repeats, warmup_s, reset, log_sampling_rate, init_flags, settings, settings_sets, "
+        "seed, sessions, logged_latencies, servers)",
     ),
     (
         BASE + "transactions: 100\n",
@@ -107,25 +109,32 @@ def test_shipped_profile_is_valid_for_this_server(tmp_path: Path, name: str):
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert "trials, about" in done.stdout
+    assert re.search(r"\d+ trials in \d+ session\(s\), \d+ server restarts, about", done.stdout)
 
 
 def test_plan_for_bash_interleaves_repeats_and_restarts_per_set():
-    from pgbench_kb.bench.profile import expand, load_profile
+    from pgbench_kb.bench.profile import expand, load_profile, render_plan
 
-    trials = expand(load_profile("durability"), cores=2)
-    sets = [t.settings_name for t in trials]
-    assert sets[:5] == [
-        "baseline",
-        "synchronous-commit-off",
-        "fsync-off",
-        "commit-delay",
-        "full-page-writes-off",
-    ]
-    assert [t.repeat for t in trials[:6]] == [1, 1, 1, 1, 1, 2]
+    trials = expand(load_profile("durability"), cores=2, seed=1)
+    # every round runs each of the five sets once, in its own shuffled order
+    for repeat in (1, 2, 3):
+        sets = [t.settings_name for t in trials if t.repeat == repeat]
+        assert sorted(sets) == [
+            "baseline",
+            "commit-delay",
+            "fsync-off",
+            "full-page-writes-off",
+            "synchronous-commit-off",
+        ]
+    assert [t.repeat for t in trials] == [1] * 5 + [2] * 5 + [3] * 5
     assert len({t.group for t in trials}) == 5
     assert all("--progress=1" in t.pgbench_args for t in trials)
-    assert "synchronous_commit=off" in trials[1].settings
+    off = next(t for t in trials if t.settings_name == "synchronous-commit-off")
+    assert "synchronous_commit=off" in off.settings
+    # the plan for bash carries session, sessions, position, seed and the latencies to log
+    line = render_plan(load_profile("durability"), cores=2).split("\n")[0].split("\x1e")
+    assert len(line) == 21
+    assert line[15:17] == ["1", "1"] and line[17] == "1"
 
 
 def test_threads_divide_clients_up_to_the_cores():

@@ -43,7 +43,7 @@ def test_smoke_profile_end_to_end(bench: Bench):
     assert run["provenance"]["harness"]["target"] == "embedded"
     bench_section = run["benchmark"]
     assert bench_section["clients"] == 2
-    assert bench_section["scale"] == 1
+    assert bench_section["scale"] == 2
     assert bench_section["duration_s"] == 3
     assert bench_section["progress_interval_s"] == 1
     assert bench_section["reset"] == "template-clone"

@@ -51,6 +51,7 @@ threads: {threads}
 workloads: [{workload}]
 duration_s: {seconds}
 warmup_s: 2
+log_sampling_rate: 0.05
 """
 FLAGS = {
     "-P 1": ["--progress=1"],

@@ -464,6 +464,13 @@ def check_ranking(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
     order = " > ".join(f"{_item_label(i)} {g['center']:,.0f}" for _, i, g in ranked)
     wrong = [f"{x['below']} above {x['above']}" for x in checks if not x["agrees"]]
     figures = f"tps {order}" + (f"; out of order: {', '.join(wrong)}" if wrong else "")
+    return _checked(claim, verdict, checks, figures)
+
+
+def _checked(
+    claim: dict[str, Any], verdict: str, checks: list[dict[str, Any]], figures: str
+) -> dict[str, Any]:
+    """A ranking or figures claim checked: its verdict, checks and figures in words."""
     return {
         **_base(claim),
         "verdict": verdict,
@@ -527,16 +534,7 @@ def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
     )
     if unrecorded:
         figures += "; not recorded in the runs: " + ", ".join(sorted(unrecorded))
-    return {
-        **_base(claim),
-        "verdict": verdict,
-        "reason": None,
-        "checks": checks,
-        "set_aside": [],
-        "holds_on": None,
-        "checked": figures,
-        "text": _with_notes(claim, f"{claim.get('claim')} — {verdict}: {figures}."),
-    }
+    return _checked(claim, verdict, checks, figures)
 
 
 def check_claim(

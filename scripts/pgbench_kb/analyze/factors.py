@@ -33,6 +33,8 @@ IGNORED_PREFIXES = (
     "results",
     "server_stats",
     "raw",
+    # the machine's other work during the run (read for ``disturbed``), never a factor
+    "machine_load",
     "server.hostname",
     "client.hostname",
     "server.tuning.notes",

@@ -207,6 +207,8 @@ def exclusion(run: RunRecord) -> str | None:
         return "no tps figure (results.tps is null)"
     if run.aborted:
         return "the run aborted (results.aborted), so its figures cover part of it"
+    if run.disturbed:
+        return f"measured on a busy machine (machine_load.disturbed): {run.disturbed}"
     return None
 
 

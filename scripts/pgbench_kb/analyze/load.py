@@ -63,6 +63,9 @@ class RunRecord:
     aborted: bool = False
     #: What stability and curves read (progress, logs, percentiles): ``stability.run_facts``.
     series: dict[str, Any] | None = None
+    #: Why the harness marked the run as measured on a busy machine (``machine_load.disturbed``
+    #: with its reasons), or None: quiet, not judged, or not recorded.
+    disturbed: str | None = None
 
 
 def key(value: Any) -> Any:
@@ -123,6 +126,14 @@ def bench_session(repeat: Any) -> str | None:
     return "-".join(part for part in found.groups() if part)
 
 
+def disturbed_reason(load: Any) -> str | None:
+    """``machine_load`` → why the run is disturbed (its reasons joined), or None."""
+    if not isinstance(load, dict) or load.get("disturbed") is not True:
+        return None
+    reasons = [r for r in load.get("reasons") or [] if isinstance(r, str)]
+    return "; ".join(reasons) or "marked disturbed by the harness"
+
+
 def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRecord:
     """One run file's data → its record; a malformed figure is a one-line RunFileError."""
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
@@ -158,6 +169,7 @@ def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRe
         source_title=((data.get("provenance") or {}).get("source") or {}).get("title"),
         aborted=results.get("aborted") is True,
         series=run_facts(data, text),
+        disturbed=disturbed_reason(data.get("machine_load")),
     )
     for dotted, value in flat.items():
         kind = kind_of(dotted)

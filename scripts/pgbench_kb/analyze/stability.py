@@ -45,7 +45,12 @@ from typing import Any
 from pgbench_kb.errors import ParseError, RunFileError
 from pgbench_kb.parse import parse_text
 from pgbench_kb.runs.build import SERVER_STATS
-from pgbench_kb.runs.runfile import load_yaml_text, read_bytes_bounded, read_stream_bounded
+from pgbench_kb.runs.runfile import (
+    contributed_path,
+    load_yaml_text,
+    read_bytes_bounded,
+    read_stream_bounded,
+)
 
 #: An interval below this share of the series' median tps is low; consecutive low intervals
 #: form one stall.
@@ -756,14 +761,17 @@ def _parse_raw(root: Path, rel: str, where: str, field: str) -> dict[str, Any]:
 
     if PurePosixPath(rel).is_absolute() or ".." in PurePosixPath(rel).parts:
         raise refuse("the raw file's path leaves the project")
-    path = root / rel
     try:
+        # A regular file inside data/raw, never a link (what kb check accepts: issue #22).
+        path = contributed_path(root, rel)
         data = read_bytes_bounded(path, max_bytes=MAX_RAW_BYTES, hint=hint)
         if rel.endswith(".gz"):
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
                 data = read_stream_bounded(stream, max_bytes=MAX_RAW_BYTES, name=rel, hint=hint)
     except RunFileError as exc:
         raise refuse(exc.message) from None
+    except FileNotFoundError:
+        raise refuse("cannot read: No such file or directory") from None
     except (OSError, EOFError) as exc:
         raise refuse(f"not a readable gzip file ({exc})") from None
     try:

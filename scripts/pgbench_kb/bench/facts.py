@@ -53,7 +53,8 @@ HARNESS_SETTINGS = {"listen_addresses", "unix_socket_directories", "port"}
 MEMORY_UNITS = {"B": 1, "kB": 1024, "8kB": 8192, "16kB": 16384, "32kB": 32768, "MB": 1024**2}
 
 
-def _read(path: Path) -> str | None:
+def read_regular(path: Path) -> str | None:
+    """A regular file's text, or None (missing, not a regular file, unreadable)."""
     # Only regular files: a FIFO or a device in a hand-edited folder must not hang the import.
     try:
         if not path.is_file():
@@ -64,12 +65,12 @@ def _read(path: Path) -> str | None:
 
 
 def _text(path: Path) -> str | None:
-    text = _read(path)
+    text = read_regular(path)
     return text.strip() or None if text is not None else None
 
 
 def read_tsv_pairs(path: Path) -> dict[str, str]:
-    text = _read(path) or ""
+    text = read_regular(path) or ""
     pairs = {}
     for line in text.splitlines():
         key, sep, value = line.partition("\t")
@@ -113,7 +114,7 @@ def _load_json(text: str | None) -> Any:
 
 def _lscpu(folder: Path) -> dict[str, str]:
     fields: dict[str, str] = {}
-    for line in (_read(folder / "lscpu.txt") or "").splitlines():
+    for line in (read_regular(folder / "lscpu.txt") or "").splitlines():
         key, sep, value = line.partition(":")
         if sep:
             fields.setdefault(key.strip(), value.strip())
@@ -123,7 +124,7 @@ def _lscpu(folder: Path) -> dict[str, str]:
 def cpu_facts(folder: Path) -> dict[str, Any]:
     cpu = cpu_skeleton()
     fields = _lscpu(folder)
-    threads = int_or_none(fields.get("CPU(s)")) or int_or_none(_read(folder / "nproc.txt"))
+    threads = int_or_none(fields.get("CPU(s)")) or int_or_none(read_regular(folder / "nproc.txt"))
     sockets = int_or_none(fields.get("Socket(s)"))
     per_socket = int_or_none(fields.get("Core(s) per socket"))
     per_core = int_or_none(fields.get("Thread(s) per core"))
@@ -131,7 +132,7 @@ def cpu_facts(folder: Path) -> dict[str, Any]:
     model = fields.get("Model name")
     if model is None:
         match = re.search(
-            r"^model name\s*:\s*(.+)$", _read(folder / "proc_cpuinfo.txt") or "", re.M
+            r"^model name\s*:\s*(.+)$", read_regular(folder / "proc_cpuinfo.txt") or "", re.M
         )
         model = match.group(1).strip() if match else None
     cpu.update(
@@ -148,7 +149,7 @@ def cpu_facts(folder: Path) -> dict[str, Any]:
 
 
 def ram_bytes(folder: Path) -> int | None:
-    text = _read(folder / "proc_meminfo.txt") or _read(folder / "meminfo.txt") or ""
+    text = read_regular(folder / "proc_meminfo.txt") or read_regular(folder / "meminfo.txt") or ""
     match = re.search(r"^MemTotal:\s+([0-9]+) kB", text, re.M)
     kib = int_or_none(match.group(1)) if match else None
     return kib * 1024 if kib is not None else None
@@ -156,8 +157,8 @@ def ram_bytes(folder: Path) -> int | None:
 
 def os_facts(folder: Path) -> dict[str, Any]:
     facts = os_skeleton()
-    release = _read(folder / "etc_os-release.txt") or _read(folder / "os-release.txt")
-    uname = (_read(folder / "uname.txt") or "").split()
+    release = read_regular(folder / "etc_os-release.txt") or read_regular(folder / "os-release.txt")
+    uname = (read_regular(folder / "uname.txt") or "").split()
     values = {}
     for line in (release or "").splitlines():
         key, sep, value = line.partition("=")
@@ -168,7 +169,7 @@ def os_facts(folder: Path) -> dict[str, Any]:
             "name": values.get("NAME") or (uname[0] if uname else None),
             "release": values.get("VERSION_ID"),
             "kernel": uname[1] if len(uname) > 1 else None,
-            "page_size_bytes": int_or_none(_read(folder / "pagesize.txt")),
+            "page_size_bytes": int_or_none(read_regular(folder / "pagesize.txt")),
         }
     )
     return facts
@@ -195,8 +196,8 @@ def host_facts(folder: Path) -> dict[str, Any] | None:
         folder / "sys_devices_system_cpu_cpu0_cpufreq_scaling_governor.txt"
     ) or _text(folder / "governor.txt")
     host["tuning"]["transparent_hugepages"] = bracketed(
-        _read(folder / "sys_kernel_mm_transparent_hugepage_enabled.txt")
-        or _read(folder / "thp.txt")
+        read_regular(folder / "sys_kernel_mm_transparent_hugepage_enabled.txt")
+        or read_regular(folder / "thp.txt")
     )
     return host
 
@@ -216,12 +217,12 @@ def _findmnt(prefix: Path) -> dict[str, str]:
     """``source``, ``fstype`` and ``options`` of the volume's mount: those that are text. A file
     that is not findmnt's JSON (a corrupt or hand-edited one) gives nothing, never a guess."""
     keys = ("source", "fstype", "options")
-    data = _load_json(_read(prefix.with_name(prefix.name + ".findmnt.json")))
+    data = _load_json(read_regular(prefix.with_name(prefix.name + ".findmnt.json")))
     found = data.get("filesystems") if isinstance(data, dict) else None
     if isinstance(found, list) and found and isinstance(found[0], dict):
         return {key: found[0][key] for key in keys if isinstance(found[0].get(key), str)}
     # The skeleton's plain format: SOURCE FSTYPE OPTIONS
-    parts = (_read(prefix.with_name(prefix.name + ".findmnt")) or "").split()
+    parts = (read_regular(prefix.with_name(prefix.name + ".findmnt")) or "").split()
     return dict(zip(keys, parts, strict=False))
 
 
@@ -264,13 +265,13 @@ def storage_volume(folder: Path, label: str, mdstat: str | None) -> dict[str, An
     if volume["filesystem"] in {"ext3", "ext4"} and options:
         match = re.search(r"(?:^|,)data=(ordered|writeback|journal)(?:,|$)", options)
         volume["journal_mode"] = match.group(1) if match else "ordered"
-    volume["scheduler"] = bracketed(_read(prefix.with_name(prefix.name + ".scheduler.txt")))
+    volume["scheduler"] = bracketed(read_regular(prefix.with_name(prefix.name + ".scheduler.txt")))
     volume["read_ahead_kb"] = int_or_none(
-        _read(prefix.with_name(prefix.name + ".read_ahead_kb.txt"))
+        read_regular(prefix.with_name(prefix.name + ".read_ahead_kb.txt"))
     )
     disk = _text(prefix.with_name(prefix.name + ".disk.txt"))
     md = mdstat_arrays(mdstat).get(disk or "")
-    guess = _array_guess(disk, _read(prefix.with_name(prefix.name + ".rotational.txt")), md)
+    guess = _array_guess(disk, read_regular(prefix.with_name(prefix.name + ".rotational.txt")), md)
     if guess:
         from pgbench_kb.runs.build import array_skeleton
 
@@ -279,7 +280,7 @@ def storage_volume(folder: Path, label: str, mdstat: str | None) -> dict[str, An
         model = _text(prefix.with_name(prefix.name + ".model.txt"))
         if model and not md:
             array["disk_model"] = model
-        sectors = int_or_none(_read(prefix.with_name(prefix.name + ".size.txt")))
+        sectors = int_or_none(read_regular(prefix.with_name(prefix.name + ".size.txt")))
         if sectors and not md:
             array["disk_size_bytes"] = sectors * 512
         if not md:
@@ -290,7 +291,7 @@ def storage_volume(folder: Path, label: str, mdstat: str | None) -> dict[str, An
 
 def storage_facts(folder: Path) -> dict[str, Any] | None:
     """``storage.data`` and ``storage.wal`` from the recorded volumes (controller: declared)."""
-    mdstat = _read(folder / "proc_mdstat.txt")
+    mdstat = read_regular(folder / "proc_mdstat.txt")
     data = storage_volume(folder, "data", mdstat)
     wal = storage_volume(folder, "wal", mdstat)
     if data is None and wal is None:
@@ -364,7 +365,7 @@ def settings_facts(folder: Path) -> dict[str, Any]:
     the configuration being measured, and one left out or guessed would misstate it."""
     path = folder / "settings.tsv"
     settings: dict[str, Any] = {}
-    for number, line in enumerate((_read(path) or "").splitlines(), start=1):
+    for number, line in enumerate((read_regular(path) or "").splitlines(), start=1):
         parts = line.split("\t")
         if len(parts) < 3 or parts[0] in HARNESS_SETTINGS:
             continue
@@ -389,10 +390,10 @@ def postgres_facts(folder: Path) -> dict[str, Any]:
     from pgbench_kb.runs.build import postgres_skeleton
 
     pg = postgres_skeleton()
-    version_text = _read(folder / "version.txt") or ""
+    version_text = read_regular(folder / "version.txt") or ""
     match = re.search(r"PostgreSQL (\d+(?:\.\d+)?(?:devel|beta\d+|rc\d+)?)", version_text)
     pg["version"] = match.group(1) if match else None
-    pg["version_num"] = int_or_none(_read(folder / "version_num.txt"))
+    pg["version_num"] = int_or_none(read_regular(folder / "version_num.txt"))
     config = read_tsv_pairs(folder / "pg_config.tsv")
     configure = (config.get("CONFIGURE") or _text(folder / "pg_config-configure.txt") or "").strip()
     pg["build"]["configure"] = configure or None
@@ -403,7 +404,9 @@ def postgres_facts(folder: Path) -> dict[str, Any]:
 
 
 def pgbench_version(folder: Path) -> str | None:
-    match = re.search(r"pgbench \(PostgreSQL\) (\S+)", _read(folder / "pgbench-version.txt") or "")
+    match = re.search(
+        r"pgbench \(PostgreSQL\) (\S+)", read_regular(folder / "pgbench-version.txt") or ""
+    )
     return match.group(1) if match else None
 
 
@@ -417,7 +420,7 @@ def read_stats(path: Path) -> dict[str, Any]:
     cannot be read (not a JSON object) is left out, and a counter that is not a finite number
     (NaN, Infinity) is dropped by ``_delta``: either way it is null in the run file."""
     out: dict[str, Any] = {}
-    for line in (_read(path) or "").splitlines():
+    for line in (read_regular(path) or "").splitlines():
         name, sep, value = line.partition("\t")
         if not sep:
             continue
@@ -540,7 +543,7 @@ def command_line(trial: Path, *, mask: bool = False) -> tuple[list[str], str | N
     """The argv as recorded, and a readable command line without the binary's folder; with
     ``mask``, host names and addresses in both are ``<masked>`` (``kb import
     --mask-hostnames``)."""
-    text = _read(trial / "command.argv")
+    text = read_regular(trial / "command.argv")
     if text is None:
         return [], None
     argv = text.splitlines()

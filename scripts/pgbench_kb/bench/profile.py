@@ -23,37 +23,56 @@ Profile keys (docs/harness.md has the long form)::
     warmup_s           an unrecorded run of the same workload before each trial (default 0)
     reset              how the database is put back before each trial: template (a clone of
                        a template database made once per scale) | reinit (pgbench -i again)
-    log_sampling_rate  share of transactions written to the per-transaction log (default 0.05;
-                       0 turns the log off)
+    log_sampling_rate  share of transactions written to the per-transaction log (0 turns the
+                       log off); left out (or ``auto``), the harness picks it per trial so that
+                       the log holds ``logged_latencies`` latencies (bench/sampling.py)
+    logged_latencies   latencies a picked rate aims at: 1000 (p99, default) or 10000 (p99.9)
     init_flags         extra pgbench -i flags, e.g. [--partitions=4, --init-steps=dtgvp]
     settings           server settings for every trial (name: value)
-    settings_sets      name → settings; the throwaway server restarts with each set in turn
+    settings_sets      name → settings; the throwaway server restarts when the set changes
+    seed               seed of the random order (default: drawn by each plan, and recorded)
+    sessions           replicate sessions of the whole design (default 1), each with its own
+                       session token in repeat.group and its own fresh server
+    servers            server builds interleaved in one bench: "embedded" and/or folders of
+                       PostgreSQL binaries; a throwaway cluster each (default: the environment's)
 
-Order of trials: scale (outermost: each scale is initialised once), then repeat, then settings
-set (the server restarts when the set changes), then workload × query mode × rate × clients.
-Repeats are interleaved — every configuration of a scale runs once before any runs a second
-time — so that a slow drift of the machine spreads over all configurations instead of biasing
-one; the price is a restart of the throwaway server (about a second) per set and repeat.
+Order of trials: session by session; in each session, round (repeat) by round; in each round
+every configuration (server × scale × settings set × workload × query mode × rate × clients)
+once, in an order shuffled by ``random.Random(seed)``. Every axis is interleaved, server builds,
+scale and settings sets included: a template database per scale (and build) is made when a
+session starts, and the server restarts only when the settings set or the build changes (about
+0.3 s each, measured: docs/harness.md). A slow drift of the machine then spreads over every
+configuration instead of biasing some, and the order can be made again from the seed the run
+files record (``repeat.design.seed``).
+
+TPC-B-like with more clients than branches (scale) is refused: the clients would queue on the
+branch rows.
 
 Plan format for bash (``--for-bash``): one line per trial, fields separated by 0x1e, lists
 inside a field by 0x1f (neither is whitespace, so empty fields survive ``read``)::
 
     index total group repeat repeats scale settings_name settings workload pgbench_args
-    seconds warmup_args init_args reset script_files
+    seconds warmup_args init_args reset script_files session sessions position seed
+    logged_latencies server
 
+``logged_latencies`` is 0 when the profile fixes the sampling rate; otherwise pgbench_args
+hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`` picks.
 ``pgbench_args`` exclude the connection and the database name, which bash adds. ``group`` is a
 hash of the configuration; ``kb import`` makes ``repeat.group`` of it, the machine and the
-bench's start (``<machine>-<YYYYMMDDTHHMMSSZ>-<hash>``).
+session's start and its token (``<machine>-<YYYYMMDDTHHMMSSZ>-<token>-<hash>``).
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 import json
 import math
 import os
+import random
 import re
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +87,14 @@ RESETS = {"template": "template-clone", "reinit": "reinit"}
 FIELD_SEP = "\x1e"
 UNIT_SEP = "\x1f"
 DEFAULT_SAMPLING_RATE = 0.05
+# Latencies a run's per-transaction log should hold when the harness picks the sampling rate:
+# the guides' rule for p99 (1,000); a profile that wants p99.9 asks for 10,000.
+DEFAULT_LOGGED_LATENCIES = 1000
+# Seeds are drawn below this (and a profile's seed must be below it): any Python int would do,
+# but a short number is easier to copy into a profile.
+SEED_LIMIT = 2**31
+# Several sessions re-run the whole design, each on a fresh server: more than this is a mistake.
+MAX_SESSIONS = 20
 # pgbench reads -c, -j, -T, -t, -s and script weights as C ints: 1 .. 2147483647.
 PGBENCH_INT_MAX = 2**31 - 1
 # A profile that expands to more trials than this is a mistake (a repeats or a list far too
@@ -91,6 +118,10 @@ KNOWN_KEYS = (
     "init_flags",
     "settings",
     "settings_sets",
+    "seed",
+    "sessions",
+    "logged_latencies",
+    "servers",
 )
 SETTING_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]+)?$")
 WORKLOAD_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -133,9 +164,15 @@ class Profile:
     repeats: int
     warmup_s: int
     reset: str
-    log_sampling_rate: float
+    log_sampling_rate: float | None
     init_flags: tuple[str, ...]
     settings_sets: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    seed: int | None = None
+    sessions: int = 1
+    logged_latencies: int = DEFAULT_LOGGED_LATENCIES
+    #: Server builds interleaved in one bench: "embedded" or a folder of binaries; empty: the
+    #: one the environment chooses (the embedded wheel, PG_BINDIR, or an existing server).
+    servers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,6 +192,15 @@ class Trial:
     init_args: tuple[str, ...] = ()
     reset: str = "template-clone"
     script_files: tuple[str, ...] = field(default=())
+    session: int = 1
+    sessions: int = 1
+    position: int = 1
+    seed: int = 0
+    #: Latencies the log should hold when the harness picks --sampling-rate (0: the profile
+    #: fixed the rate, or turned the log off).
+    logged_latencies: int = 0
+    #: The server build ("embedded" or a bin folder); "" for the environment's.
+    server: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,6 +441,8 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     repeats, warmup, reset, sampling = _repetition(reader, data)
     init_flags = _init_flags(reader, data)
     settings_sets = _settings_sets(reader, data, known_settings)
+    seed, sessions, logged = _design(reader, data)
+    servers = _servers(reader, data)
     profile = Profile(
         name=path.stem,
         path=path,
@@ -414,8 +462,13 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
         log_sampling_rate=sampling,
         init_flags=init_flags,
         settings_sets=settings_sets,
+        seed=seed,
+        sessions=sessions,
+        logged_latencies=logged,
+        servers=servers,
     )
     _check_trial_limit(reader, data, profile)
+    _check_branches(reader, data, profile)
     return profile
 
 
@@ -547,8 +600,9 @@ def _rates(reader: _Reader, data: dict[str, Any]) -> tuple[tuple[float | None, .
     return tuple(rates), latency_limit
 
 
-def _repetition(reader: _Reader, data: dict[str, Any]) -> tuple[int, int, str, float]:
-    """(repeats, warmup_s, reset, log_sampling_rate): how each trial is repeated and prepared."""
+def _repetition(reader: _Reader, data: dict[str, Any]) -> tuple[int, int, str, float | None]:
+    """(repeats, warmup_s, reset, log_sampling_rate): how each trial is repeated and prepared.
+    The sampling rate is None when the profile leaves it to the harness (absent, or ``auto``)."""
     repeats = reader.positive_int("repeats", data.get("repeats", 1), "e.g. repeats: 3")
     warmup = data.get("warmup_s", 0)
     if warmup != 0:
@@ -558,17 +612,94 @@ def _repetition(reader: _Reader, data: dict[str, Any]) -> tuple[int, int, str, f
         raise reader.fail(
             "reset", f"unknown reset {reset!r}", "template (clone, fast) or reinit (pgbench -i)"
         )
+    if data.get("log_sampling_rate", "auto") == "auto":
+        return repeats, warmup, RESETS[reset], None
     sampling = reader.number(
         "log_sampling_rate",
-        data.get("log_sampling_rate", DEFAULT_SAMPLING_RATE),
+        data["log_sampling_rate"],
         minimum=0,
-        hint="a share between 0 and 1, e.g. 0.05",
+        hint="a share between 0 and 1, e.g. 0.05, or leave it out to let the harness choose",
     )
     if sampling > 1:
         raise reader.fail(
             "log_sampling_rate", f"expected a share between 0 and 1, got {sampling:g}"
         )
     return repeats, warmup, RESETS[reset], sampling
+
+
+def _design(reader: _Reader, data: dict[str, Any]) -> tuple[int | None, int, int]:
+    """(seed, sessions, logged_latencies): the randomised order's seed (None: drawn when the
+    plan is made), the replicate sessions, the latencies a picked sampling rate aims at."""
+    seed = data.get("seed")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT
+    ):
+        raise reader.fail(
+            "seed",
+            f"expected a whole number from 0 to {SEED_LIMIT - 1}, got {_shown(seed)}",
+            "copy the seed a run file records (repeat.design.seed), or leave it out",
+        )
+    sessions = reader.positive_int("sessions", data.get("sessions", 1), "e.g. sessions: 2")
+    if sessions > MAX_SESSIONS:
+        raise reader.fail(
+            "sessions", f"{sessions} sessions; the limit is {MAX_SESSIONS}", "e.g. sessions: 2"
+        )
+    logged = reader.positive_int(
+        "logged_latencies",
+        data.get("logged_latencies", DEFAULT_LOGGED_LATENCIES),
+        "1000 for p99 (the default), 10000 for p99.9",
+    )
+    if logged != DEFAULT_LOGGED_LATENCIES and data.get("log_sampling_rate", "auto") != "auto":
+        raise reader.fail(
+            "logged_latencies",
+            "the profile fixes log_sampling_rate, so the harness does not pick one",
+            "remove log_sampling_rate to let the harness aim at this many latencies",
+        )
+    return seed, sessions, logged
+
+
+def _servers(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
+    """Server builds to interleave: ``embedded`` or an absolute folder of PostgreSQL binaries,
+    each at most once. Whether a folder holds a server is checked by bench.sh."""
+    raw = data.get("servers")
+    if raw is None:
+        return ()
+    items = reader.as_list("servers", raw)
+    out: list[str] = []
+    for i, item in enumerate(items):
+        key = f"servers.{i}" if isinstance(raw, list) else "servers"
+        if not isinstance(item, str) or not (
+            item == "embedded"
+            or (item.startswith("/") and not any(c in item for c in "\n\r\t\x1e\x1f"))
+        ):
+            raise reader.fail(
+                key,
+                f"expected 'embedded' or an absolute folder of PostgreSQL binaries, got {item!r}",
+                "e.g. servers: [embedded, /usr/lib/postgresql/15/bin]",
+            )
+        item = item.rstrip("/") or "/"
+        if item in out:
+            raise reader.fail(key, f"server '{item}' is listed twice")
+        out.append(item)
+    return tuple(out)
+
+
+def _check_branches(reader: _Reader, data: dict[str, Any], profile: Profile) -> None:
+    """TPC-B-like updates one of ``scale`` branch rows in every transaction: with more clients
+    than branches, the clients queue on those row locks and the trial measures that queue, not
+    the server. The guides' rule is scale ≥ clients; a profile that breaks it is refused."""
+    tpcb = [w.name for w in profile.workloads if any(s.builtin == "tpcb-like" for s in w.scripts)]
+    if not tpcb:
+        return
+    scale, clients = min(profile.scales), max(profile.clients)
+    if clients > scale:
+        raise reader.fail(
+            "clients",
+            f"workload '{tpcb[0]}' (TPC-B-like) at scale {scale} with {clients} clients: more "
+            f"clients than branches, so they queue on the {scale} branch rows",
+            f"make every scale at least {clients} (scale ≥ clients), or run TPC-B-like in a "
+            "profile of its own with fewer clients",
+        )
 
 
 def _init_flags(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:
@@ -656,6 +787,8 @@ def _long_number_error(path: Path) -> ProfileError:
 def trial_factors(profile: Profile) -> dict[str, int]:
     """How many values each dimension of the plan has; their product is the trial count."""
     return {
+        "sessions": profile.sessions,
+        "servers": max(1, len(profile.servers)),
         "scales": len(profile.scales),
         "repeats": profile.repeats,
         "settings_sets": len(profile.settings_sets),
@@ -718,8 +851,86 @@ def _run_args(
     return args
 
 
-def expand(profile: Profile, *, cores: int | None = None) -> list[Trial]:
-    """Every trial of the profile in the order bench.sh runs them (see the module doc)."""
+def draw_seed() -> int:
+    """A seed for a profile that names none (recorded in every run file, so the order can be
+    made again: put it in the profile as ``seed: N``)."""
+    return secrets.randbelow(SEED_LIMIT)
+
+
+def _configurations(profile: Profile, cores: int) -> list[dict[str, Any]]:
+    """One entry per configuration: the fields a Trial needs but its place in the order."""
+    if profile.duration_s is not None:
+        length = [f"--time={profile.duration_s}"]
+    else:
+        length = [f"--transactions={profile.transactions}"]
+    measured = ["--progress=1", "--report-per-command"]
+    if profile.log_sampling_rate is None:
+        measured += ["--log", "--sampling-rate=auto"]
+    elif profile.log_sampling_rate > 0:
+        measured += ["--log", f"--sampling-rate={_number(profile.log_sampling_rate)}"]
+    configs = []
+    for server in profile.servers or ("",):
+        configs += _configurations_of(profile, server, length, measured, cores)
+    return configs
+
+
+def _configurations_of(
+    profile: Profile, server: str, length: list[str], measured: list[str], cores: int
+) -> list[dict[str, Any]]:
+    configs = []
+    for scale in profile.scales:
+        init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
+        for set_name, settings in profile.settings_sets:
+            for workload in profile.workloads:
+                for mode in profile.query_modes:
+                    for rate in profile.rates:
+                        for clients in profile.clients:
+                            threads = min(profile.threads or threads_for(clients, cores), clients)
+                            run = _run_args(profile, workload, mode, rate, clients, threads)
+                            config = {
+                                "scale": scale,
+                                "init": init_args,
+                                "settings": settings,
+                                "run": [*run, *length],
+                                "warmup_s": profile.warmup_s,
+                                "reset": profile.reset,
+                            }
+                            if server:
+                                config["server"] = server
+                            warmup = (
+                                (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
+                            )
+                            configs.append(
+                                {
+                                    "group": _group_id(config),
+                                    "scale": scale,
+                                    "settings_name": set_name,
+                                    "settings": tuple(f"{k}={v}" for k, v in settings),
+                                    "workload": workload.name,
+                                    "pgbench_args": (*run, *length, *measured),
+                                    "seconds": profile.duration_s or 0,
+                                    "warmup_args": warmup,
+                                    "init_args": init_args,
+                                    "reset": profile.reset,
+                                    "script_files": tuple(
+                                        str(s.file) for s in workload.scripts if s.file
+                                    ),
+                                    "logged_latencies": (
+                                        profile.logged_latencies
+                                        if profile.log_sampling_rate is None
+                                        else 0
+                                    ),
+                                    "server": server,
+                                }
+                            )
+    return configs
+
+
+def expand(profile: Profile, *, cores: int | None = None, seed: int | None = None) -> list[Trial]:
+    """Every trial of the profile in the order bench.sh runs them: session by session, round
+    (repeat) by round, and inside each round every configuration once, in an order shuffled by
+    ``random.Random(seed)`` — the profile's seed, else ``seed``, else one drawn now. The same
+    seed and profile give the same order."""
     if cores is not None and (isinstance(cores, bool) or cores < 1):
         raise UsageError(
             f"--cores: expected a whole number ≥ 1, got {cores}",
@@ -733,58 +944,33 @@ def expand(profile: Profile, *, cores: int | None = None) -> list[Trial]:
             hint="fewer repeats or shorter lists",
         )
     cores = cores or client_cores()
-    if profile.duration_s is not None:
-        length = [f"--time={profile.duration_s}"]
-    else:
-        length = [f"--transactions={profile.transactions}"]
-    measured = ["--progress=1", "--report-per-command"]
-    if profile.log_sampling_rate > 0:
-        measured += ["--log", f"--sampling-rate={_number(profile.log_sampling_rate)}"]
+    if profile.seed is not None:
+        seed = profile.seed
+    elif seed is None:
+        seed = draw_seed()
+    rng = random.Random(seed)
+    configs = _configurations(profile, cores)
     trials: list[Trial] = []
-    for scale in profile.scales:
-        init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
+    for session in range(1, profile.sessions + 1):
+        position = 0
         for repeat in range(1, profile.repeats + 1):
-            for set_name, settings in profile.settings_sets:
-                for workload in profile.workloads:
-                    for mode in profile.query_modes:
-                        for rate in profile.rates:
-                            for clients in profile.clients:
-                                threads = min(
-                                    profile.threads or threads_for(clients, cores), clients
-                                )
-                                run = _run_args(profile, workload, mode, rate, clients, threads)
-                                config = {
-                                    "scale": scale,
-                                    "init": init_args,
-                                    "settings": settings,
-                                    "run": [*run, *length],
-                                    "warmup_s": profile.warmup_s,
-                                    "reset": profile.reset,
-                                }
-                                warmup = (
-                                    (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
-                                )
-                                trials.append(
-                                    Trial(
-                                        index=len(trials) + 1,
-                                        total=0,
-                                        group=_group_id(config),
-                                        repeat=repeat,
-                                        repeats=profile.repeats,
-                                        scale=scale,
-                                        settings_name=set_name,
-                                        settings=tuple(f"{k}={v}" for k, v in settings),
-                                        workload=workload.name,
-                                        pgbench_args=(*run, *length, *measured),
-                                        seconds=profile.duration_s or 0,
-                                        warmup_args=warmup,
-                                        init_args=init_args,
-                                        reset=profile.reset,
-                                        script_files=tuple(
-                                            str(s.file) for s in workload.scripts if s.file
-                                        ),
-                                    )
-                                )
+            order = list(configs)
+            rng.shuffle(order)
+            for config in order:
+                position += 1
+                trials.append(
+                    Trial(
+                        index=len(trials) + 1,
+                        total=0,
+                        repeat=repeat,
+                        repeats=profile.repeats,
+                        session=session,
+                        sessions=profile.sessions,
+                        position=position,
+                        seed=seed,
+                        **config,
+                    )
+                )
     total = len(trials)
     return [Trial(**{**t.__dict__, "total": total}) for t in trials]
 
@@ -809,22 +995,58 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             UNIT_SEP.join(t.init_args),
             t.reset,
             UNIT_SEP.join(t.script_files),
+            str(t.session),
+            str(t.sessions),
+            str(t.position),
+            str(t.seed),
+            str(t.logged_latencies),
+            t.server,
         ]
         lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)
 
 
+#: What the plan's estimate adds to the trials' own seconds, measured on the 2-core development
+#: machine (docs/harness.md, "What an interleaved design costs"): per trial (reset by template
+#: clone, checkpoint, counters, kb import), per restart of the server with other settings,
+#: per session (initdb and the first start), and per unit of scale initialised (pgbench -i).
+PER_TRIAL_S = 3
+PER_RESTART_S = 2
+PER_SESSION_S = 4
+PER_SCALE_UNIT_S = 0.5
+
+
+def restarts_of(trials: list[Trial]) -> int:
+    """Server restarts the order asks for: one whenever the settings set changes inside a
+    session (a session's first set is its first start, counted with the session)."""
+    count = 0
+    for before, after in itertools.pairwise(trials):
+        same_server = (before.settings_name, before.server) == (after.settings_name, after.server)
+        if before.session == after.session and not same_server:
+            count += 1
+    return count
+
+
 def estimate_seconds(profile: Profile, trials: list[Trial]) -> int:
-    """A rough wall time: the trials, warm-ups, and a few seconds of resets per trial."""
-    restarts = len(profile.scales) * len(profile.settings_sets) * profile.repeats
-    per_trial = 2 + profile.warmup_s
-    return sum(t.seconds for t in trials) + per_trial * len(trials) + 3 * restarts
+    """A rough wall time: the trials and their warm-ups, and what the harness spends around
+    them (the costs above)."""
+    warmups = profile.warmup_s * len(trials)
+    builds = max(1, len(profile.servers))
+    init = (PER_SCALE_UNIT_S * sum(profile.scales) + PER_SESSION_S) * builds
+    return int(
+        sum(t.seconds for t in trials)
+        + warmups
+        + PER_TRIAL_S * len(trials)
+        + PER_RESTART_S * restarts_of(trials)
+        + init * profile.sessions
+    )
 
 
 def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
     """The plan for people: one row per trial and an estimate of the wall time."""
-    trials = expand(profile, cores=cores)
-    rows = [("#", "scale", "settings", "workload", "repeat", "pgbench arguments")]
+    seed = profile.seed if profile.seed is not None else draw_seed()
+    trials = expand(profile, cores=cores, seed=seed)
+    rows = [("#", "session", "scale", "settings", "workload", "repeat", "pgbench arguments")]
     for t in trials:
         shown = [
             a
@@ -834,8 +1056,9 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
         rows.append(
             (
                 str(t.index),
+                f"{t.session}/{t.sessions}",
                 str(t.scale),
-                t.settings_name,
+                f"{t.settings_name} on {t.server}" if t.server else t.settings_name,
                 t.workload,
                 f"{t.repeat}/{t.repeats}",
                 " ".join(shown),
@@ -846,19 +1069,39 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
     for name, settings in profile.settings_sets:
         shown = ", ".join(f"{k}={v}" for k, v in settings) or "server defaults"
         out.append(f"  settings {name}: {shown}")
+    for server in profile.servers:
+        out.append(f"  server {server} (a cluster of its own, interleaved with the others)")
+    if profile.seed is not None:
+        out.append(f"  order: shuffled in each round with the profile's seed {seed}")
+    else:
+        out.append(
+            f"  order: shuffled in each round with seed {seed}, drawn now (a bench draws its "
+            "own; put seed: N in the profile to repeat an order)"
+        )
     out.append("")
     for row in rows:
         out.append(
             "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)) + "  " + row[-1]
         )
-    minutes = math.ceil(estimate_seconds(profile, trials) / 6) / 10
+    total = estimate_seconds(profile, trials)
+    minutes = math.ceil(total / 6) / 10
+    if profile.log_sampling_rate is None:
+        log = (
+            f" --log, the sampling rate picked for {profile.logged_latencies:,} logged "
+            "latencies a run)"
+        )
+    elif profile.log_sampling_rate:
+        log = f" --log --sampling-rate={_number(profile.log_sampling_rate)})"
+    else:
+        log = ")"
     out.append("")
     out.append(
-        f"{len(trials)} trials, about {minutes:g} min (every trial also runs -P 1 -r"
-        + (
-            f" --log --sampling-rate={_number(profile.log_sampling_rate)})"
-            if profile.log_sampling_rate
-            else ")"
-        )
+        f"{len(trials)} trials in {profile.sessions} session(s), {restarts_of(trials)} server "
+        f"restarts, about {minutes:g} min ({_clock(total)}; every trial also runs -P 1 -r{log}"
     )
     return "\n".join(out) + "\n"
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"

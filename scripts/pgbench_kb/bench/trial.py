@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import __version__
-from pgbench_kb.bench import facts
+from pgbench_kb.bench import facts, quiet
 from pgbench_kb.errors import RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.runs.build import (
@@ -235,6 +235,37 @@ def repeat_group(info: dict[str, str]) -> str | None:
     return "-".join(part for part in (machine, started, session, config) if part)
 
 
+def design_of(info: dict[str, str]) -> dict[str, Any] | None:
+    """``repeat.design``: where the trial stood in the bench's randomised order (seed, session,
+    position) and how its log's sampling rate was chosen; None for an older trial folder."""
+    seed = facts.int_or_none(info.get("seed"))
+    position = facts.int_or_none(info.get("position"))
+    if seed is None or position is None:
+        return None
+    design: dict[str, Any] = {
+        "seed": seed,
+        "session": facts.int_or_none(info.get("session")),
+        "sessions": facts.int_or_none(info.get("sessions")),
+        "position": position,
+        "trial": facts.int_or_none(info.get("trial")),
+        "trials": facts.int_or_none(info.get("trials")),
+        "restart_before_ms": facts.int_or_none(info.get("restart_ms")),
+        "sampling": None,
+    }
+    rate = info.get("sampling_rate")
+    if rate:
+        try:
+            value: float | None = float(rate)
+        except ValueError:
+            value = None
+        design["sampling"] = {
+            "target_latencies": facts.int_or_none(info.get("sampling_target")),
+            "rate": value if value is not None and 0 < value <= 1 else None,
+            "estimated_from": info.get("sampling_source") or None,
+        }
+    return design
+
+
 def build_from_trial(
     trial: Path, *, mask_hostnames: bool = False
 ) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
@@ -291,7 +322,9 @@ def build_from_trial(
     argv, _ = facts.command_line(trial)
     pg["build"]["source"] = _build_source(target, argv[0] if argv else None)
     pg["settings_profile"] = info.get("settings_name") or None
-    pg["database_size_bytes"] = facts.int_or_none(facts._read(trial / "database-size-init.txt"))
+    pg["database_size_bytes"] = facts.int_or_none(
+        facts.read_regular(trial / "database-size-init.txt")
+    )
     pg["initdb_before_run"] = target in {"embedded", "local"}
     run["postgres"] = pg
 
@@ -302,6 +335,12 @@ def build_from_trial(
     index = facts.int_or_none(info.get("repeat"))
     of = facts.int_or_none(info.get("repeats"))
     run["repeat"] = {"group": group, "index": index, "of": of} if group and index and of else None
+    design = design_of(info)
+    if run["repeat"] is not None and design is not None:
+        run["repeat"]["design"] = design
+    load = quiet.machine_load(trial, info)
+    if load is not None:
+        run["machine_load"] = load
     run["results"] = results_from(parsed, log_result)
     run["server_stats"] = facts.server_stats(trial) or run["server_stats"]
     log_blobs = [("transaction_log", p.read_bytes()) for p in logs]

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.bench import quiet
 from pgbench_kb.parse import progress_reports
 
 # The watcher runs beside every trial: it imports only what it needs, so that its start takes
@@ -213,6 +214,8 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
             "cv",
         ]
     ]
+    # Several server builds in one bench: the version goes with the settings set.
+    versions = {_get(r, "postgres.version") for r in runs}
     for members in groups.values():
         first = members[0]
         tps = [t for t in (_get(r, "results.tps") for r in members) if isinstance(t, int | float)]
@@ -232,6 +235,8 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
             spread = (max(tps) - min(tps)) / median * 100
         cv = coefficient_of_variation(tps)
         settings = _get(first, "postgres.settings_profile") or "—"
+        if len(versions) > 1:
+            settings = f"{settings} on {_get(first, 'postgres.version') or '?'}"
         rows.append(
             [
                 str(_get(first, "benchmark.workload.name") or "—"),
@@ -334,6 +339,9 @@ def run_result(args: argparse.Namespace) -> int:
         return 0
     stamp = time.strftime("%H:%M:%S", time.gmtime())
     sys.stderr.write(f"{stamp} [bench] {result_line(run, trial=args.trial, of=args.of)}\n")
+    load = quiet.describe(run.get("machine_load"))
+    if load:
+        sys.stderr.write(f"{stamp} [bench] trial {args.trial}/{args.of}: {load}\n")
     return 0
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import frontmatter
-
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import MEDIA_NAMES
+from pgbench_kb.runs.check.content import read_front_matter
 
 
 def _cpu(cpu: dict[str, Any]) -> str | None:
@@ -86,6 +85,6 @@ def specs(root: Path) -> dict[str, list[dict[str, str]]]:
     for note in sorted((root / "content" / "hardware").glob("*.md")):
         if note.name.startswith("_"):
             continue
-        front = frontmatter.loads(note.read_text(encoding="utf-8")).metadata
+        front = read_front_matter(note.read_text(encoding="utf-8"), str(note))
         found[note.stem] = spec_rows(front)
     return found

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import frontmatter
+from pgbench_kb.errors import KbError
+from pgbench_kb.runs.check.content import read_front_matter
 
 LINK = re.compile(r"\]\((/[a-z0-9/_-]*?)/?(?:#[^)]*)?\)")
 
@@ -28,8 +29,8 @@ def backlinks(root: Path) -> dict[str, list[dict[str, str]]]:
     for page in sorted(content.rglob("*.md")):
         text = page.read_text(encoding="utf-8", errors="replace")
         try:
-            title = str(frontmatter.loads(text).metadata.get("title") or page.stem)
-        except Exception:  # kb check reports a broken note; it then has no backlinks
+            title = str(read_front_matter(text, str(page)).get("title") or page.stem)
+        except KbError:  # kb check reports a broken page; it then has no backlinks
             continue
         source = page_url(page, content)
         for target in LINK.findall(text):

@@ -236,7 +236,7 @@ def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
 def _read(path: Path) -> Any:
     from pgbench_kb.runs.fastyaml import fast_load
 
-    text = read_text_file(path)
+    text = read_text_file(path, follow_links=False)
     data = fast_load(text)
     if data is None:
         data = load_yaml_text(text, path=str(path)).data

@@ -15,6 +15,7 @@ from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.derive.list_pages import table_row
 from pgbench_kb.derive.writer import GENERATED_NOTE, SAFE_ID, Site, hugo_date
 from pgbench_kb.errors import DeriveError
+from pgbench_kb.runs.check.content import RESERVED_NAMES
 from pgbench_kb.runs.stamps import code_fingerprint
 
 #: The package's code: a run page made by other code is made again (``page_inputs``).
@@ -24,14 +25,31 @@ CODE = code_fingerprint()
 def page_name(row: dict[str, Any]) -> str:
     """The page's file name; refuses ids that are not plain slugs (``../x`` would escape)."""
     run_id = str(row["id"])
-    if not SAFE_ID.match(run_id):
+    if not SAFE_ID.match(run_id) or run_id.lower() in RESERVED_NAMES:
         raise DeriveError(
-            f"id {run_id!r} is not a plain slug",
+            f"id {run_id!r} is not a plain slug"
+            + (" (Hugo gives that name a meaning)" if SAFE_ID.match(run_id) else ""),
             path=row["file"],
             field="id",
             hint="run `kb check` first: it names every problem in the run files",
         )
     return f"{run_id}.md"
+
+
+def distinct_names(rows: list[dict[str, Any]]) -> None:
+    """Refuse two run ids that differ only in case: Hugo lowercases addresses, so one page
+    would replace the other (issue #22)."""
+    seen: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        folded = str(row["id"]).lower()
+        if folded in seen:
+            raise DeriveError(
+                f"id {row['id']!r} differs only in case from that of {seen[folded]['file']}",
+                path=row["file"],
+                field="id",
+                hint="run `kb check` first: it names every problem in the run files",
+            )
+        seen[folded] = row
 
 
 def run_url(run_id: str) -> str:

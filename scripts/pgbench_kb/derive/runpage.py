@@ -24,6 +24,8 @@ from pgbench_kb.derive.describe import (
     short_cache,
     short_storage,
 )
+from pgbench_kb.errors import KbError
+from pgbench_kb.runs.runfile import MAX_RAW_OUTPUT_BYTES, contributed_path, read_bytes_bounded
 
 SCHEMA = Path(__file__).resolve().parents[1] / "runs" / "schemas" / "run.schema.json"
 
@@ -344,12 +346,14 @@ def raw_output(run: dict[str, Any], root: Path) -> dict[str, Any] | None:
     """The pgbench output the figures were read from, as text, and its path."""
     for item in run.get("raw") or []:
         if isinstance(item, dict) and item.get("kind") == "output" and item.get("path"):
-            path = root / str(item["path"])
+            # Only a regular file inside data/raw, at most MAX_RAW_OUTPUT_BYTES (what kb check
+            # accepts): a path with '..', a link or /dev/zero is not read (issue #22).
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                path = contributed_path(root, str(item["path"]))
+                data = read_bytes_bounded(path, max_bytes=MAX_RAW_OUTPUT_BYTES, hint="")
+            except (OSError, KbError):
                 return {"path": str(item["path"]), "text": None}
-            return {"path": str(item["path"]), "text": text}
+            return {"path": str(item["path"]), "text": data.decode("utf-8", errors="replace")}
     return None
 
 

@@ -44,6 +44,7 @@ from pgbench_kb.derive.group_pages import place_knowledge, write_group_list
 from pgbench_kb.derive.list_pages import write_lists, write_machines
 from pgbench_kb.derive.run_pages import (
     RunJson,
+    distinct_names,
     page_inputs,
     page_name,
     run_page,
@@ -91,6 +92,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         # Copies: titles and links are added to these rows, never to what the cache keeps.
         rows = [dict(run.row) for run in light]
         names = [page_name(row) for row in rows]
+        distinct_names(rows)
         known = knowledge.from_records([run.record for run in light], root)
         history = gitlog.history(root)
         prepare_out(out, owned=out.resolve() == default.resolve())

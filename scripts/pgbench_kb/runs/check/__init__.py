@@ -1,6 +1,7 @@
-"""``kb check``: validate run files and hardware notes, collecting every problem before
-reporting. Each problem is printed as ``path:line: field: message`` and the report ends with
-counts; errors make the command exit 1, warnings alone do not.
+"""``kb check``: validate run files, hardware notes and every other contributed file,
+collecting every problem before reporting. Each problem is printed as
+``path:line: field: message`` and the report ends with counts; errors make the command exit 1,
+warnings alone do not.
 
 Three layers, each a pure function of what the one before produced:
 
@@ -21,8 +22,14 @@ Where a rule lives:
 ``provenance.py``  dates, declared/masked/uncertain paths, what a contributed run must carry
 ``raw.py``         raw files present and unchanged; output and logs re-parsed and compared
 ``run.py``         one run file: load, schema, the rules above, placed at their lines
+``plausible.py``   plausibility limits on figures (scale, clients, tps, durations, latencies)
 ``notes.py``       hardware notes
-``across.py``      across files: duplicates, noisy repeat groups, outliers
+``content.py``     every file under content/ and data/: places, links, kinds, front matter of
+                   the other pages (guides, sections, home, search)
+``markdown.py``    a page's body: raw HTML, shortcodes, outside images, Markdown attributes
+``across.py``      across files: duplicate and case-colliding ids, raw outputs and
+                   configurations; repeat groups (one contributor and session, indexes, of);
+                   noisy repeat groups, outliers
 ``collect.py``     which files to check, stray files, the command itself (``check_paths``)
 ``report.py``      findings and the printed report
 ``values.py``      small helpers the rules share

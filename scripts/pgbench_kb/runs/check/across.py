@@ -19,13 +19,18 @@ def across_runs(summaries: Sequence[RunSummary]) -> list[Finding]:
     first_config: dict[str, RunSummary] = {}
     groups: dict[str, list[RunSummary]] = defaultdict(list)
     for s in summaries:
-        if s.id in first_id:
-            findings.append(
-                Finding(
-                    s.path, s.lines["id"], "id", f"{s.id!r} is also the id of {first_id[s.id].path}"
+        folded = s.id.lower()
+        if folded in first_id:
+            other = first_id[folded]
+            if other.id == s.id:
+                message = f"{s.id!r} is also the id of {other.path}"
+            else:
+                message = (
+                    f"{s.id!r} differs only in case from {other.id!r}, the id of {other.path} "
+                    "(Hugo lowercases addresses: one run's page would replace the other's)"
                 )
-            )
-        first_id.setdefault(s.id, s)
+            findings.append(Finding(s.path, s.lines["id"], "id", message))
+        first_id.setdefault(folded, s)
         for index, digest in s.raw_hashes:
             if digest in first_raw and first_raw[digest].path != s.path:
                 findings.append(
@@ -51,8 +56,108 @@ def across_runs(summaries: Sequence[RunSummary]) -> list[Finding]:
         if s.group:
             groups[s.group].append(s)
     for group, members in groups.items():
+        findings += _membership(group, members)
         findings += _group_findings(group, members)
     return findings
+
+
+def _membership(group: str, members: list[RunSummary]) -> list[Finding]:
+    """A repeat group belongs to one contributor and one measuring session; its indexes are
+    distinct and it has no more runs than ``repeat.of``.
+
+    The group's owner is the contributor of most of its runs (the first run's, on a tie) and
+    its session that of the owner's first run: a run that joins from elsewhere carries the
+    error, not the runs it joined. Regression guard (issue #22): a fabricated run joined
+    another contributor's group (a duplicate ``repeat.index``, 4 runs of ``of: 3``) and moved
+    its median with no word on the attacker's file."""
+    findings = []
+    counts: dict[str, int] = defaultdict(int)
+    for m in members:
+        counts[m.contributor] += 1
+    owner = max(
+        counts,
+        key=lambda c: (counts[c], -next(i for i, m in enumerate(members) if m.contributor == c)),
+    )
+    first = next(m for m in members if m.contributor == owner)
+    kept: list[RunSummary] = []
+    for m in members:
+        if m.contributor != owner:
+            findings.append(
+                Finding(
+                    m.path,
+                    m.lines["provenance.contributor"],
+                    "repeat.group",
+                    f"group {group} belongs to {owner!r} ({first.path}): a run cannot join "
+                    f"another contributor's repeats; give this run a group of its own",
+                )
+            )
+            continue
+        if m.session != first.session:
+            apart = [
+                name
+                for name, a, b in zip(SESSION_FIELDS, m.session, first.session, strict=True)
+                if a != b
+            ]
+            findings.append(
+                Finding(
+                    m.path,
+                    m.lines["repeat.group"],
+                    "repeat.group",
+                    f"group {group} was measured in another session ({first.path} differs in "
+                    f"{', '.join(apart)}): repeats come from one session; give this run a "
+                    "group of its own",
+                )
+            )
+            continue
+        kept.append(m)
+    seen: dict[int, RunSummary] = {}
+    planned = first.repeat_of
+    for m in kept:
+        if m.repeat_of != planned:
+            findings.append(
+                Finding(
+                    m.path,
+                    m.lines["repeat.of"],
+                    "repeat.of",
+                    f"{m.repeat_of}, but {first.path} of the same group {group} says {planned}",
+                )
+            )
+        if m.repeat_index in seen:
+            findings.append(
+                Finding(
+                    m.path,
+                    m.lines["repeat.index"],
+                    "repeat.index",
+                    f"{m.repeat_index} is also the index of {seen[m.repeat_index].path} in "
+                    f"group {group}",
+                )
+            )
+        seen.setdefault(m.repeat_index, m)
+    extra = sorted(kept, key=lambda m: (m.repeat_index, m.path))[planned:] if planned else []
+    for m in extra:
+        if m.repeat_index > planned:
+            continue  # the schema's rule on index ≤ of, or the duplicate above, says it
+        findings.append(
+            Finding(
+                m.path,
+                m.lines["repeat.of"],
+                "repeat.of",
+                f"group {group} has {len(kept)} runs, more than its of: {planned}",
+            )
+        )
+    return findings
+
+
+#: The parts of ``run.session_key``, in order, as named in messages.
+SESSION_FIELDS = (
+    "machine",
+    "provenance.harness.name",
+    "provenance.harness.profile",
+    "provenance.harness.target",
+    "provenance.source.title",
+    "provenance.source.locator",
+    "provenance.contributed_at",
+)
 
 
 def _group_findings(group: str, members: list[RunSummary]) -> list[Finding]:

@@ -8,11 +8,12 @@ import os
 import pickle
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pgbench_kb.parallel import map_in_workers
 from pgbench_kb.runs.check.across import across_runs
+from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
@@ -60,6 +61,8 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
         if problems:
             return [], [], problems
     for target in targets:
+        if not paths and _linked(target, root):
+            continue  # a link on the way: reported by the walk of content/ and data/, not read
         if is_dir(target):
             found = 0
             for path in sorted(target.rglob("*")):
@@ -82,6 +85,38 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
         else:
             problem(target, "not a run file (.yaml), a hardware note (.md) or a folder")
     return runs, notes, problems
+
+
+def _pages(paths: Sequence[str], root: Path, notes: list[Path]) -> list[tuple[str, Path]]:
+    """The hand-written pages other than hardware notes to check: every one under ROOT's
+    content/ without paths; the named ones (a named guide is checked as a guide)."""
+    if not paths:
+        return [
+            (kind, path)
+            for kind, path in contributed(root, ("content",)).pages
+            if kind != "hardware"
+        ]
+    found = []
+    for path in list(notes):
+        try:
+            relative = PurePosixPath(path.resolve().relative_to(root.resolve()).as_posix())
+        except (ValueError, OSError):
+            continue
+        kind = page_kind(relative)
+        if kind is not None and kind != "hardware":
+            notes.remove(path)
+            found.append((kind, path))
+    return found
+
+
+def _linked(target: Path, root: Path) -> bool:
+    """Whether a folder between ROOT and ``target`` (or ``target``) is a symbolic link."""
+    current = root
+    for part in target.relative_to(root).parts:
+        current = current / part
+        if os.path.islink(current):
+            return True
+    return False
 
 
 def is_dir(path: Path) -> bool:
@@ -124,7 +159,8 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
     code are all unchanged is not checked again. The rules across files, the notes and the
     stray-file search always run in full."""
     runs, notes, missing = _collect(paths, root)
-    report = Report(runs=len(runs), notes=len(notes), findings=list(missing))
+    pages = _pages(paths, root, notes)
+    report = Report(runs=len(runs), notes=len(notes), findings=list(missing), pages=len(pages))
     today = datetime.now(UTC).strftime("%Y%m%d")
     cache = FileCache(root, today)
     outcomes: dict[str, tuple[list[Finding], RunSummary | None]] = {}
@@ -154,8 +190,13 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
     found.extend(across_runs(summaries))
     for path in notes:
         found.extend(check_note(path))
+    for kind, path in pages:
+        found.extend(check_page(path, kind))
+    if not paths:
+        collected = {str(p) for p in [*runs, *notes]}
+        found.extend(f for f in contributed(root).findings if f.path not in collected)
     # Each file's problems together, in line order, files in the order they were collected.
-    order = {str(path): index for index, path in enumerate([*runs, *notes])}
+    order = {str(path): index for index, path in enumerate([*runs, *notes, *(p for _, p in pages)])}
     found.sort(key=lambda f: (order.get(f.path, len(order)), f.line or 0))
     report.findings.extend(found)
     if not paths:

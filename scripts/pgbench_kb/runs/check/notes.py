@@ -4,13 +4,12 @@ a name.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-import frontmatter
-
 from pgbench_kb.errors import KbError
-from pgbench_kb.runs.check.markdown import RAW_HTML_HINT, RAW_HTML_MESSAGE, raw_html_lines
+from pgbench_kb.runs.check.content import RESERVED_NAMES, body_findings, link_problem
 from pgbench_kb.runs.check.raw import with_hint
 from pgbench_kb.runs.check.report import Finding
 from pgbench_kb.runs.runfile import (
@@ -40,6 +39,8 @@ def _split_note(text: str) -> tuple[str, str] | None:
 def check_note(path: Path) -> list[Finding]:
     """Every problem of one hardware note: front matter against the schema, body present."""
     shown = str(path)
+    if os.path.islink(path):
+        return [Finding(shown, 1, "(file)", link_problem(path))]
     try:
         text = read_text_file(
             path,
@@ -64,6 +65,7 @@ def check_note(path: Path) -> list[Finding]:
         loaded = load_yaml_text(front_text, path=shown)
     except KbError as exc:
         line = exc.line + NOTE_FIELDS_OFFSET if exc.line is not None else None
+        exc.message = exc.message.replace(" in run files", " in front matter")
         return [Finding(shown, line, exc.field or "(front matter)", with_hint(exc))]
     lines = {k: v + NOTE_FIELDS_OFFSET for k, v in loaded.lines.items()}
     placed = Loaded(loaded.data, lines)
@@ -84,15 +86,32 @@ def check_note(path: Path) -> list[Finding]:
                 f"(lower-case letters, digits and '-', at most {MAX_SLUG_CHARS} characters)",
             )
         )
+    elif path.stem in RESERVED_NAMES:
+        findings.append(
+            Finding(
+                shown,
+                1,
+                "(file)",
+                f"{path.name!r}: Hugo gives this name a meaning (a bundle or a list page): it "
+                "would hide the other notes; name the note after the machine",
+            )
+        )
+    if "aliases" in front:
+        findings.append(
+            Finding(
+                shown,
+                placed.line_of("aliases"),
+                "aliases",
+                "a note may not publish itself at other addresses (they could be another "
+                "machine's or a guide's): remove aliases",
+            )
+        )
     if not body.strip():
         body_line = text.count("\n", 0, text.find("---", 3) + 3) + 2
         findings.append(
             Finding(shown, body_line, "(body)", "empty; describe the machine in a few sentences")
         )
-    findings += [
-        Finding(shown, line, "(body)", f"{RAW_HTML_MESSAGE.format(tag=tag[:40])} ({RAW_HTML_HINT})")
-        for line, tag in raw_html_lines(text)
-    ]
+    findings += body_findings(text, shown)
     if front.get("draft_note"):
         findings.append(
             Finding(
@@ -102,11 +121,5 @@ def check_note(path: Path) -> list[Finding]:
                 "the note is still the stub kb import wrote; complete it and remove draft_note",
                 "warning",
             )
-        )
-    try:
-        frontmatter.loads(text)
-    except Exception as exc:  # python-frontmatter lets yaml errors through as they come
-        findings.append(
-            Finding(shown, 1, "(front matter)", f"python-frontmatter cannot read it: {exc}")
         )
     return findings

@@ -4,6 +4,8 @@ re-parsed and compared with the run.
 
 from __future__ import annotations
 
+import io
+import os
 import tempfile
 import zlib
 from collections.abc import Sequence
@@ -17,11 +19,19 @@ from pgbench_kb.runs.check.values import differs, same_value, shown_value
 from pgbench_kb.runs.runfile import (
     MAX_LOG_BYTES,
     MAX_RAW_OUTPUT_BYTES,
+    GzipBudget,
+    contributed_path,
     read_bytes_bounded,
     sha256_bytes,
+    sha256_file_bounded,
+    unpack_gzip,
 )
 
 RAW_SIZE_HINT = "raw files are pgbench's output and its logs, kept as they were written"
+RAW_OUTPUT_HINT = (
+    "pgbench's output as it printed it, nothing appended; a day of -P 1 progress lines is "
+    "about 6 MB"
+)
 
 
 def rules_raw_output(run: dict[str, Any], parsed: dict[str, Any]) -> list[Issue]:
@@ -93,69 +103,112 @@ def rules_transaction_log(run: dict[str, Any], log: dict[str, Any]) -> list[Issu
     return issues
 
 
-def _gunzip(packed: bytes, limit: int) -> bytes:
-    """The bytes of a gzip file, refused beyond ``limit`` (a small file can unpack to a lot)."""
-    out = bytearray()
-    data = packed
-    while data:
-        unpacker = zlib.decompressobj(wbits=31)
-        out += unpacker.decompress(data, limit + 1 - len(out))
-        if len(out) > limit or unpacker.unconsumed_tail:
-            raise ValueError(f"it unpacks to more than {limit // 2**20} MiB")
-        if not unpacker.eof:
-            raise ValueError("the gzip data is cut short")
-        data = unpacker.unused_data
-    return bytes(out)
-
-
-def _parse_logs(blobs: Sequence[bytes]) -> dict[str, Any]:
-    """Parse the per-thread transaction logs of one run (uncompressed bytes) as one log."""
+def _parse_logs(names: Sequence[str]) -> dict[str, Any]:
+    """Parse the per-thread transaction logs of one run (unpacked files) as one log."""
     from pgbench_kb.parse import parse_paths
 
-    with tempfile.TemporaryDirectory(prefix="kb-check-") as scratch:
-        names = []
-        for index, blob in enumerate(blobs):
-            name = Path(scratch) / ("pgbench_log.1" + (f".{index}" if index else ""))
-            name.write_bytes(blob)
-            names.append(str(name))
-        return parse_paths(names)
+    return parse_paths(list(names))
 
 
-def _raw_bytes(item: dict[str, Any], root: Path, blobs: dict[str, bytes] | None) -> bytes | str:
-    """The bytes of one raw file, or why they cannot be had."""
-    if blobs is not None and item["path"] in blobs:
-        return blobs[item["path"]]
-    path = root / item["path"]
-    limit = MAX_RAW_OUTPUT_BYTES if item["kind"] == "output" else MAX_LOG_BYTES
+def _where(item: dict[str, Any], root: Path) -> Path | str:
+    """The safe path of one raw file (``contributed_path``), or why it cannot be read."""
     try:
-        path.stat()
+        return contributed_path(root, item["path"])
     except FileNotFoundError:
         return f"{item['path']} does not exist"
-    except OSError as exc:
-        return f"{item['path']} cannot be read: {exc.strerror or exc}"
+    except KbError as exc:
+        return with_hint(exc)
+
+
+def _raw_bytes(item: dict[str, Any], path: Path) -> bytes | str:
+    """The bytes of one raw output (at most ``MAX_RAW_OUTPUT_BYTES``), or why not."""
     try:
-        return read_bytes_bounded(path, max_bytes=limit, hint=RAW_SIZE_HINT)
+        return read_bytes_bounded(path, max_bytes=MAX_RAW_OUTPUT_BYTES, hint=RAW_OUTPUT_HINT)
     except KbError as exc:
         return f"{item['path']}: {with_hint(exc)}"
+
+
+def _unpack_log(
+    item: dict[str, Any], source: Path | bytes, scratch: Path, budget: GzipBudget
+) -> tuple[str, Path] | str:
+    """One transaction log unpacked into ``scratch`` in parts (never whole in memory), with the
+    sha256 of its packed bytes; or why it cannot be."""
+    target = scratch / f"pgbench_log.1.{len(list(scratch.iterdir()))}"
+    try:
+        if isinstance(source, bytes):
+            stream: Any = io.BytesIO(source)
+            size = len(source)
+        else:
+            stream = open(source, "rb")  # noqa: SIM115 (closed below)
+            size = os.fstat(stream.fileno()).st_size
+        with stream, open(target, "wb") as out:
+            digest = unpack_gzip(stream, out, budget=budget, name=item["path"], packed_size=size)
+    except KbError as exc:
+        return f"the transaction log is refused: {exc.message} ({exc.hint})"
+    except (ValueError, zlib.error, EOFError, OSError) as exc:
+        return f"the transaction log cannot be unpacked: {exc}"
+    return digest, target
 
 
 def raw_issues(
     run: dict[str, Any], root: Path, blobs: dict[str, bytes] | None = None
 ) -> list[Issue]:
-    """Each raw file present and matching its sha256; output and transaction logs re-parsed
-    and compared with the run. ``blobs`` gives files not written yet (``kb import``)."""
+    """Each raw file present, safe to read and matching its sha256; output and transaction logs
+    re-parsed and compared with the run. ``blobs`` gives files not written yet (``kb import``).
+
+    Bounds (docs/data-format.md): a raw output at most ``MAX_RAW_OUTPUT_BYTES``; a run's
+    transaction logs unpacked one after the other into a scratch folder, at most
+    ``MAX_LOG_BYTES`` together and ``MAX_GZIP_RATIO`` times each file's size; any other raw
+    file hashed in parts, at most ``MAX_LOG_BYTES``."""
+    with tempfile.TemporaryDirectory(prefix="kb-check-") as scratch:
+        return _raw_issues(run, root, blobs, Path(scratch))
+
+
+def _raw_issues(
+    run: dict[str, Any], root: Path, blobs: dict[str, bytes] | None, scratch: Path
+) -> list[Issue]:
     from pgbench_kb.parse import parse_text
     from pgbench_kb.parse.detect import decode_text
 
     issues = []
-    logs: list[tuple[int, bytes]] = []
+    logs: list[tuple[int, Path]] = []
+    budget = GzipBudget()
     for index, item in enumerate(run["raw"]):
         where = f"raw.{index}"
-        blob = _raw_bytes(item, root, blobs)
-        if isinstance(blob, str):
-            issues.append(Issue(f"{where}.path", blob))
+        given = blobs.get(item["path"]) if blobs is not None else None
+        source: Path | bytes | str = given if given is not None else _where(item, root)
+        if isinstance(source, str):
+            issues.append(Issue(f"{where}.path", source))
             continue
-        actual = sha256_bytes(blob)
+        if item["kind"] == "transaction_log":
+            unpacked = _unpack_log(item, source, scratch, budget)
+            if isinstance(unpacked, str):
+                issues.append(Issue(where, unpacked))
+                continue
+            actual, log_file = unpacked
+        elif item["kind"] == "output":
+            blob = source if isinstance(source, bytes) else _raw_bytes(item, source)
+            if isinstance(blob, str):
+                issues.append(Issue(f"{where}.path", blob))
+                continue
+            if len(blob) > MAX_RAW_OUTPUT_BYTES:
+                issues.append(
+                    Issue(
+                        f"{where}.path",
+                        f"{item['path']}: larger than the limit of "
+                        f"{MAX_RAW_OUTPUT_BYTES // 2**20} MiB ({RAW_OUTPUT_HINT})",
+                    )
+                )
+                continue
+            actual = sha256_bytes(blob)
+        elif isinstance(source, bytes):
+            actual = sha256_bytes(source)
+        else:
+            try:
+                actual = sha256_file_bounded(source, max_bytes=MAX_LOG_BYTES, hint=RAW_SIZE_HINT)
+            except KbError as exc:
+                issues.append(Issue(f"{where}.path", f"{item['path']}: {with_hint(exc)}"))
+                continue
         if actual != item["sha256"]:
             issues.append(
                 Issue(
@@ -166,7 +219,7 @@ def raw_issues(
             )
             continue
         if item["kind"] == "transaction_log":
-            logs.append((index, blob))
+            logs.append((index, log_file))
         if item["kind"] != "output":
             continue
         try:
@@ -178,9 +231,7 @@ def raw_issues(
     if logs:
         where = f"raw.{logs[0][0]}"
         try:
-            log = _parse_logs([_gunzip(blob, MAX_LOG_BYTES) for _, blob in logs])
-        except (ValueError, zlib.error, EOFError, OSError) as exc:
-            issues.append(Issue(where, f"the transaction log cannot be unpacked: {exc}"))
+            log = _parse_logs([str(name) for _, name in logs])
         except KbError as exc:
             issues.append(Issue(where, f"the transaction log cannot be parsed: {exc.message}"))
         else:

@@ -71,6 +71,13 @@ class RunSummary:
     lines: dict[str, int]
     #: Every file of ``raw`` (outputs and logs), as written in the run file.
     raw_paths: tuple[str, ...] = ()
+    #: ``provenance.contributor``: a repeat group belongs to one contributor.
+    contributor: str = ""
+    #: What one measuring session shares (machine, harness or source, contribution date).
+    session: tuple[str, ...] = ()
+    #: ``repeat.index`` and ``repeat.of`` (0 without ``repeat``).
+    repeat_index: int = 0
+    repeat_of: int = 0
 
 
 @dataclass
@@ -78,6 +85,8 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     runs: int = 0
     notes: int = 0
+    #: Hand-written pages other than hardware notes (guides, section pages, home, search).
+    pages: int = 0
 
     @property
     def errors(self) -> list[Finding]:
@@ -90,8 +99,10 @@ class Report:
 
 def format_report(report: Report) -> str:
     lines = [str(f) for f in report.findings]
+    notes = f"{report.notes} hardware note(s)"
+    notes = f", {notes} and {report.pages} other page(s)" if report.pages else f" and {notes}"
     lines.append(
-        f"checked {report.runs} run file(s) and {report.notes} hardware note(s): "
+        f"checked {report.runs} run file(s){notes}: "
         f"{len(report.errors)} error(s), {len(report.warnings)} warning(s)"
     )
     return "\n".join(lines) + "\n"

@@ -16,14 +16,17 @@ from typing import Any
 
 from pgbench_kb.errors import KbError
 from pgbench_kb.runs.check.benchmark import rules_benchmark
+from pgbench_kb.runs.check.content import RESERVED_NAMES
 from pgbench_kb.runs.check.hosts import rules_hosts
+from pgbench_kb.runs.check.machine_load import rules_machine_load
+from pgbench_kb.runs.check.plausible import rules_plausible
 from pgbench_kb.runs.check.provenance import (
     rules_provenance,
     rules_required,
     rules_transcribed,
 )
 from pgbench_kb.runs.check.raw import raw_issues, with_hint
-from pgbench_kb.runs.check.report import Finding, Issue, RunSummary
+from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.storage import rules_storage
 from pgbench_kb.runs.check.values import dotted_get
@@ -48,6 +51,8 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_storage(run),
         *rules_benchmark(run),
         *rules_results(run),
+        *rules_plausible(run),
+        *rules_machine_load(run),
     ]
 
 
@@ -71,6 +76,39 @@ def config_key(run: dict[str, Any]) -> str:
     }
     text = json.dumps(picked, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: The fields whose lines the rules across files point at.
+SUMMARY_LINES = (
+    "id",
+    "machine",
+    "repeat.group",
+    "repeat.index",
+    "repeat.of",
+    "results.tps",
+    "provenance.contributor",
+)
+
+
+def session_key(run: dict[str, Any]) -> tuple[str, ...]:
+    """What the repeats of one measuring session share: the machine, the harness that
+    measured them (name, profile, target) or the source they were transcribed from (title,
+    locator), and the day they were contributed."""
+    provenance = run["provenance"]
+    harness = provenance.get("harness") or {}
+    source = provenance.get("source") or {}
+    return tuple(
+        str(v)
+        for v in (
+            run["machine"],
+            harness.get("name"),
+            harness.get("profile"),
+            harness.get("target"),
+            source.get("title"),
+            source.get("locator"),
+            provenance.get("contributed_at"),
+        )
+    )
 
 
 def place(path: str, loaded: Loaded, issues: Iterable[Issue]) -> list[Finding]:
@@ -112,6 +150,8 @@ def check_run(
     ``fast=False`` reads every file with the full loader (the tests compare both ways)."""
     shown = str(path)
     today = today or datetime.now(UTC).strftime("%Y%m%d")
+    if os.path.islink(path):
+        return [Finding(shown, 1, "(file)", link_message(path))], None
     try:
         loaded = load_run_text(read_text_file(path), shown, fast=fast)
     except KbError as exc:
@@ -137,6 +177,16 @@ def check_run(
         )
     if path.stem != data["id"]:
         issues.append(Issue("id", f"{data['id']!r} but the file is named {path.name}"))
+    for key in ("id", "repeat.group"):
+        name = dotted_get(data, key)
+        if isinstance(name, str) and name.lower() in RESERVED_NAMES:
+            issues.append(
+                Issue(
+                    key,
+                    f"{name!r} is a name Hugo gives a meaning (a bundle or a list page): its "
+                    "page would hide the others; choose another",
+                )
+            )
     for key in ("machine", "client.machine"):
         slug = dotted_get(data, key)
         if slug and not is_file(root / HARDWARE_DIR / f"{slug}.md"):
@@ -158,13 +208,26 @@ def check_run(
         config_key=config_key(data),
         group=(data.get("repeat") or {}).get("group"),
         tps=data["results"].get("tps"),
-        lines={k: loaded.line_of(k) or 1 for k in ("id", "machine", "repeat.group", "results.tps")}
+        contributor=str(data["provenance"].get("contributor") or ""),
+        session=session_key(data),
+        repeat_index=int((data.get("repeat") or {}).get("index") or 0),
+        repeat_of=int((data.get("repeat") or {}).get("of") or 0),
+        lines={k: loaded.line_of(k) or 1 for k in SUMMARY_LINES}
         | {
             f"raw.{i}.sha256": loaded.line_of(f"raw.{i}.sha256") or 1
             for i in range(len(data["raw"]))
         },
     )
     return findings, summary
+
+
+def link_message(path: Path) -> str:
+    """What is said of a contributed file that is a symbolic link (never followed)."""
+    try:
+        target = one_line(os.readlink(path), 120)
+    except OSError:
+        target = "?"
+    return f"a symbolic link (to {target}): commit the file itself (links are not followed)"
 
 
 def is_file(path: Path) -> bool:
