@@ -91,7 +91,7 @@ def test_the_wal_answer_leads_with_the_same_disks_arranged_two_ways(derived: Pat
     first = wal["evidence"][0]["comparisons"][0]
     assert first["same_disks"]
     assert "RAID1+0" in first["title"]
-    assert wal["lead"].startswith("Not on the same disks")
+    assert wal["lead"].startswith("On the same four disks")
     # The gains of a separate WAL disk are said to come with added disks, and shown so.
     later = [c for m in wal["evidence"] for c in m["comparisons"] if not c["same_disks"]]
     assert later and all(any("disk" in x for x in c["caveats"]) for c in later)
