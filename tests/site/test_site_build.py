@@ -164,10 +164,11 @@ def test_each_fact_shows_its_fields_description_from_one_data_file(project_root)
     public = build_site(project_root)
     page = (public / "runs" / run_file.stem.lower() / "index.html").read_text(encoding="utf-8")
     facts = page.split('id="facts"')[1]
-    assert re.search(r'<code title="Concurrent client sessions[^"]*">benchmark\.clients<', facts)
-    assert re.search(r'<code title="[^"]+">storage\.data\.array\.media<', facts)
+    # Each field by its label, never its dotted path (issue 21: reader text).
+    assert re.search(r'<span title="Concurrent client sessions[^"]*">clients<', facts)
+    assert re.search(r'<span title="[^"]+">data disk media<', facts)
     # Every field of this run is in the schema, so every one is described.
-    assert re.findall(r"<th scope=\"row\"><code>([^<]*)<", facts) == []
+    assert re.findall(r"<th scope=\"row\"><span>([^<]*)<", facts) == []
     assert '<span class="how detected">detected</span>' in facts
     content = project_root / "build" / "site" / "content" / "runs" / f"{run_file.stem}.md"
     assert '"about"' not in content.read_text(encoding="utf-8")

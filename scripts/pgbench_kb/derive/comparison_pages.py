@@ -9,6 +9,7 @@ from typing import Any
 from pgbench_kb.derive import (
     charts,
     knowledge,
+    labels,
 )
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.writer import Site
@@ -55,7 +56,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             }
             for p in points
         ]
-        description = str(curve.get("text") or title)
+        description = labels.readable(str(curve.get("text") or title))
         shown.append(
             {
                 "machine": str(curve.get("machine")),
@@ -314,7 +315,8 @@ def session_words(comparison: dict[str, Any]) -> str:
     sessions = comparison.get("sessions") or {}
     verdict = comparison.get("verdict")
     if verdict == "not_comparable":
-        return f". No verdict: {sessions.get('why') or 'the sides were measured apart'}"
+        why = labels.readable(str(sessions.get("why") or "the sides were measured apart"))
+        return f". No verdict: {why}"
     between = sessions.get("between")
     if isinstance(between, dict):
         return (
@@ -443,11 +445,19 @@ def write_comparison_page(
     ids = {c["id"] for c in items}
     cited = cited or cited_slugs(known)
 
-    findings = [{"text": str(f.get("text"))} for f in _citing(known, "findings", cited, ids)]
+    # Each statement once: an interaction is also a finding of kind "interaction", so it is
+    # listed under Interactions only (it was listed twice on a page).
     interactions = [
-        {"text": str(i.get("text") or i.get("summary") or i.get("id"))}
+        {"text": labels.readable(str(i.get("text") or i.get("summary") or i.get("id")))}
         for i in _citing(known, "interactions", cited, ids)
     ]
+    said = {i["text"] for i in interactions}
+    findings = []
+    for f in _citing(known, "findings", cited, ids):
+        text = labels.readable(str(f.get("text")))
+        if text not in said:
+            said.add(text)
+            findings.append({"text": text})
     overview = None
     rows = [
         {

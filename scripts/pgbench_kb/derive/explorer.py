@@ -21,7 +21,7 @@ from typing import Any
 
 from pgbench_kb import jsontext
 from pgbench_kb.derive import format as fmt
-from pgbench_kb.derive import knowledge
+from pgbench_kb.derive import knowledge, labels
 from pgbench_kb.derive.describe import WAL_PLACEMENT
 from pgbench_kb.derive.writer import Site
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
@@ -172,44 +172,22 @@ def write_explorer(
     write_compare(site, placed, known)
 
 
-#: The first words of a field's path, as a reader names them.
-PATH_WORDS = {
-    "storage.data.array": "data array",
-    "storage.data": "data",
-    "storage.wal.array": "WAL array",
-    "storage.wal": "WAL",
-    "storage.controller": "controller",
-    "server.os": "operating system",
-    "server": "server",
-    "postgres.build": "PostgreSQL build",
-    "postgres.settings": "setting",
-    "postgres": "PostgreSQL",
-    "benchmark.workload.scripts": "workload script",
-    "benchmark": "pgbench",
-    "provenance.source": "source",
-    "provenance": "",
-}
-
-
 def fact_label(path: str) -> str:
-    """A field's name for a reader: analyze's label where it has one (``WAL placement``),
-    else the path in words (``storage.wal.array.disk_size_bytes`` → ``WAL array disk size``;
-    a setting keeps its own name, as postgresql.conf spells it)."""
+    """A field's name for a reader (``labels.field_label``: ``WAL placement``, ``WAL array disk
+    size``), capitalised; a setting keeps its own name, as postgresql.conf spells it."""
     if path.startswith("postgres.settings."):
         return path.removeprefix("postgres.settings.")
-    label = knowledge.field_label(path)
-    if label == path:
-        label = path.replace(".", " ").replace("_", " ")
-        for prefix, words in PATH_WORDS.items():
-            if path.startswith(prefix + "."):
-                rest = re.sub(r"_(bytes|s|ms|kb)$", "", path.removeprefix(prefix + "."))
-                label = f"{words} {rest.replace('.', ' ').replace('_', ' ')}".strip()
-                break
+    label = labels.field_label(path)
     return label[:1].upper() + label[1:]
 
 
 def fact_value(path: str, value: Any) -> str:
-    """A fact's value with its unit (sizes in bytes as sizes, seconds as seconds)."""
+    """A fact's value with its unit (sizes in bytes as sizes, seconds as seconds; a setting's
+    bare number with its unit, as its postgresql.conf line says it)."""
+    if path.startswith("postgres.settings."):
+        line = labels.conf_line(path.removeprefix("postgres.settings."), value)
+        shown, _, unit = line.partition(" = ")[2].partition("  # ")
+        return f"{shown} ({unit})" if unit else shown
     if isinstance(value, int | float) and not isinstance(value, bool):
         if path.endswith("_bytes"):
             return fmt.size(value) or str(value)
@@ -224,7 +202,11 @@ def fact_value(path: str, value: Any) -> str:
             return MEDIA_NAMES.get(value, value)
         if path.endswith(".placement"):
             return WAL_PLACEMENT.get(value, value)
-    return knowledge._value(value)
+    return (
+        labels.value_words(value)
+        if not isinstance(value, int | float)
+        else (knowledge._value(value))
+    )
 
 
 def _facts(group: dict[str, Any]) -> dict[str, str]:

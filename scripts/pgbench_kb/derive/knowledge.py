@@ -13,8 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.analyze.factors import label as _analyze_label
 from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive import labels
 
 #: The comparison pages, in menu order: (slug, title, what it is about, factor prefixes).
 #: A comparison goes to the first family one of whose prefixes starts its factor (for a
@@ -190,12 +190,12 @@ def _value(value: Any) -> str:
     if type(value) is str:  # the common case, written as it is
         return value
     if isinstance(value, dict):
-        return ", ".join(f"{k.split('.')[-1]}={_value(v)}" for k, v in value.items())
+        return ", ".join(f"{field_label(k)} {_value(v)}" for k, v in value.items())
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float | int):
         return fmt.figure(value) or str(value)
-    return "not stated" if value is None else str(value)
+    return labels.value_words(value)
 
 
 def center_of(item: dict[str, Any]) -> Any:
@@ -227,7 +227,7 @@ def differing_values(a: Any, b: Any) -> tuple[str, str]:
 
 
 def field_label(path: str) -> str:
-    return _analyze_label(path)
+    return labels.field_label(path)
 
 
 def statistic_words(item: dict[str, Any]) -> str:

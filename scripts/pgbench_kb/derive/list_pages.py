@@ -10,6 +10,7 @@ from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive import (
     hardware,
     knowledge,
+    labels,
     links,
     runpage,
 )
@@ -62,6 +63,7 @@ def write_lists(
     placed: dict[str, Any],
     known: dict[str, Any],
     history: dict[str, Any],
+    answers: list[dict[str, Any]] | None = None,
 ) -> None:
     urls = placed["comparison_urls"]
     all_findings = [f for f in known.get("findings") or [] if isinstance(f, dict)]
@@ -82,6 +84,10 @@ def write_lists(
         {
             "recent": [table_row(r) for r in rows[:HOME_RECENT]],
             "findings": findings,
+            "answers": [
+                {"label": a["label"], "title": a["title"], "url": a["url"], "lead": a["lead"]}
+                for a in answers or []
+            ],
             "runs": fmt.count(len(rows), "run"),
             "machines": fmt.count(len({r["machine"] for r in rows}), "machine"),
             "groups": fmt.count(len(placed["groups"]), "configuration"),
@@ -92,14 +98,38 @@ def write_lists(
         "changes/_index.md",
         {
             "title": "Recent changes",
-            "description": "The latest changes to run files and pages, from the project's git "
-            "history.",
-            "params": {"kind": "changes", "changes": history["recent"]},
+            "description": "What changed in the data, newest first: run files added, changed "
+            "or removed, hardware notes, guides, the sources' claims and the answers' text, "
+            "from the project's git history.",
+            "params": {
+                "kind": "changes",
+                "changes": [
+                    change | {"subject": short_subject(str(change.get("subject") or ""))}
+                    for change in history["recent"]
+                ],
+            },
         },
+    )
+    # The run and configuration pages, which kb render lays out apart from the sitemap.
+    site.data(
+        "sitemap",
+        {"pages": [r["url"] for r in rows] + [g["url"] for g in placed["groups"]]},
     )
     site.data("git", {"files": history["files"]})
     site.data("links", {"links": links.backlinks(site.root)})
     site.data("fields", {"about": runpage.field_descriptions()})
+
+
+#: A commit's subject is shown up to this many characters (some are long sentences).
+SUBJECT_CHARS = 160
+
+
+def short_subject(subject: str) -> str:
+    """A commit's subject for readers: field paths as words, cut at a word near 160 characters."""
+    text = labels.readable(subject)
+    if len(text) <= SUBJECT_CHARS:
+        return text
+    return text[:SUBJECT_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + " …"
 
 
 def home_findings(findings: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:

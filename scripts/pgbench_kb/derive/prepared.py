@@ -202,7 +202,10 @@ def prepare_page(
         ),
         "statements": runpage.statements(results),
         "counters": runpage.counters(run),
-        "settings": runpage.split_settings(runpage._get(run, "postgres.settings")),
+        "settings": runpage.split_settings(
+            runpage._get(run, "postgres.settings"),
+            runpage._get(run, "postgres.build.block_size_bytes"),
+        ),
         "facts": runpage.facts(run),
     }
     after = {

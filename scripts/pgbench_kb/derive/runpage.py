@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive import labels
 from pgbench_kb.derive.describe import (
     LEVEL_NAMES,
     WAL_PLACEMENT,
@@ -228,7 +229,10 @@ def _fact_row(path: str, value: Any, declared: bool, described: dict[str, str]) 
     it (detected is the rule); ``key``, the field's path in the schema, only when it differs
     from the field (a list item) and the schema describes it. The descriptions themselves are
     written once, into ``data/fields.json`` (``field_descriptions``), not into every page."""
-    row = {"field": path, "value": _scalar(value)}
+    shown = _scalar(value)
+    if path.startswith("provenance."):
+        shown = labels.readable(shown)  # the lists of fields declared, masked, uncertain
+    row = {"field": path, "label": labels.field_label(path), "value": shown}
     if declared:
         row["how"] = "declared"
     key = _schema_path(path)
@@ -240,14 +244,18 @@ def _fact_row(path: str, value: Any, declared: bool, described: dict[str, str]) 
 def field_descriptions() -> dict[str, str]:
     """What ``data/fields.json`` holds: each run-file field's description, by its schema path
     (the facts table shows it on hovering the field's name)."""
-    return dict(sorted(schema_descriptions().items()))
+    return {k: labels.readable(v) for k, v in sorted(schema_descriptions().items())}
 
 
-def split_settings(settings: dict[str, Any] | None) -> dict[str, list[dict[str, str]]]:
-    """Settings a person chose, apart from the lines initdb writes into every new cluster."""
+def split_settings(
+    settings: dict[str, Any] | None, block_size: Any = None
+) -> dict[str, list[dict[str, str]]]:
+    """Settings a person chose, apart from the lines initdb writes into every new cluster;
+    each as its postgresql.conf line (``shared_buffers = 23987  # 8 kB pages ≈ 187 MB``)."""
     changed, initdb = [], []
+    size = block_size if isinstance(block_size, int) else None
     for name, value in sorted((settings or {}).items()):
-        row = {"name": name, "value": _scalar(value)}
+        row = {"name": name, "line": labels.conf_line(name, value, size)}
         written = name in INITDB_WRITES and INITDB_WRITES[name] in {None, str(value)}
         (initdb if written else changed).append(row)
     return {"changed": changed, "initdb": initdb}

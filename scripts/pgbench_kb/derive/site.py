@@ -8,16 +8,18 @@ found, and writes under ``build/site/`` (git-ignored, mounted into Hugo by confi
 - ``content/comparisons/<family>.md`` — one page per family of comparisons;
 - ``content/{results,sources,downloads,changes}/_index.md`` — the explorer and other lists;
 - ``content/compare/_index.md``, ``static/compare/data/`` — compare any two (``explorer``);
+- ``content/answers/<question>.md`` — one page per question of ``data/answers.yaml``;
 - ``data/*.json`` — what hand-written pages show (a machine's runs, backlinks, key findings);
 - ``specs/*.vl.json`` — the Vega-Lite spec of each chart, which ``kb charts`` draws (see
   ``charts.py``; the bars of a comparison and a run's -P line are SVG placed in their page);
-- ``static/downloads/`` — the data.
+- ``static/downloads/`` — the data; ``static/feed.xml`` — the Atom feed.
 
 Every sentence and figure a reader sees is composed in this stage; templates only place them.
 This module orders the work; each kind of page has its module (``run_pages``, ``group_pages``,
-``comparison_pages``, ``list_pages``, ``source_pages``, ``downloads``), and ``writer`` writes
-the files. Every generated file says so. The folder is replaced as a whole, so a run file that
-was removed leaves no page behind. Two derivations of the same data write the same bytes.
+``comparison_pages``, ``answer_pages``, ``list_pages``, ``source_pages``, ``downloads``,
+``feed``), and ``writer`` writes the files. Every generated file says so. The folder is
+replaced as a whole, so a run file that was removed leaves no page behind. Two derivations of
+the same data write the same bytes.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ from pgbench_kb.derive import (
     prepared,
     runpage,
 )
+from pgbench_kb.derive.answer_pages import build_answers, write_answers
 from pgbench_kb.derive.downloads import comparisons_text, runs_json, write_downloads
 from pgbench_kb.derive.explorer import write_explorer
+from pgbench_kb.derive.feed import feed_text
 from pgbench_kb.derive.group_pages import place_knowledge, write_group_list
 from pgbench_kb.derive.list_pages import write_lists, write_machines
 from pgbench_kb.derive.run_pages import (
@@ -109,8 +113,11 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         write_run_lists(site, rows_by_date)
         write_group_list(site, placed["groups"])
         write_machines(site, rows_by_date, placed)
-        write_lists(site, rows_by_date, placed, known, history)
         write_explorer(site, rows_by_date, placed, known, facets)
+        answers = build_answers(known, placed, root)
+        write_answers(site, answers)
+        site.static("feed.xml", feed_text(rows_by_date, answers, history))
+        write_lists(site, rows_by_date, placed, known, history, answers)
         write_downloads(site, rows_by_date)
         # Written while the workers end the second pass (none of it needs the pages' texts);
         # the rest, once they are done, beside the run pages.

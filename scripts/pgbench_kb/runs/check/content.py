@@ -9,8 +9,9 @@ above the pages ``kb derive`` writes). So:
 - ``content/`` holds hand-written pages in their places only (``PAGE_PLACES``); a file where
   ``kb derive`` writes pages (``GENERATED_SECTIONS``) would replace them and is refused, as is
   a page named as Hugo names bundles or list pages (``RESERVED_NAMES``);
-- ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``) and
-  ``data/claims.yaml``;
+- ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``),
+  ``data/claims.yaml`` and ``data/answers.yaml`` (the answer pages' words, checked by
+  ``kb derive``: derive/answer_pages.py);
 - each kind of page has an allow-list of front-matter keys (``PAGE_KEYS``): ``url``,
   ``aliases``, ``cascade``, ``build``… would take over other addresses. Front matter is read
   by ``runs.runfile.load_yaml_text``: no aliases, no duplicate keys, bounded depth and size;
@@ -72,7 +73,11 @@ PAGE_PLACES = (
 )
 #: Hand-written sections (``content/<section>/``) and the kind of their pages.
 SECTIONS = {"guides": "guide", "hardware": "hardware"}
-DATA_PLACES = "data/runs/ (run files), data/raw/ (their raw files) and data/claims.yaml"
+DATA_PLACES = (
+    "data/runs/ (run files), data/raw/ (their raw files), data/claims.yaml and data/answers.yaml"
+)
+#: Single files of data/ besides the run and raw files.
+DATA_FILES = (PurePosixPath("data/claims.yaml"), PurePosixPath("data/answers.yaml"))
 RUN_SUFFIXES = (".yaml", ".yml")
 GUIDE_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_PAGE_BYTES = 1 * 2**20
@@ -212,7 +217,7 @@ def contributed(root: Path, tops: tuple[str, ...] = ("content", "data")) -> Cont
 
 def _data_problem(path: Path, relative: PurePosixPath) -> list[Finding]:
     parts = relative.parts
-    if relative == PurePosixPath("data/claims.yaml"):
+    if relative in DATA_FILES:
         return []
     if len(parts) > 2 and parts[1] == "raw":
         return []

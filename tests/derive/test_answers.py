@@ -1,0 +1,172 @@
+"""Answer pages (issue 21, item 1): the text of every answer as derived from the shipped data
+(golden: tests/derive/golden/answers.txt, regenerate with KB_UPDATE_GOLDENS=1), the lead's
+figures computed from the analysis (never typed in), and data/answers.yaml's mistakes as
+one-line errors naming the line and field."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kbtest import REPO, copy_day_one, run_kb
+from pgbench_kb.analyze import build_knowledge
+from pgbench_kb.derive.answer_pages import LEAD_WORDS, build_answers, load_answers
+from pgbench_kb.derive.site import derive_site
+from pgbench_kb.errors import DeriveError
+
+GOLDEN = Path(__file__).parent / "golden" / "answers.txt"
+#: The questions the project exists for (issue 21): every one has a page.
+QUESTIONS = {
+    "raid-level", "wal-placement", "write-cache", "commit-delay", "durability", "memory",
+    "checkpoints", "versions", "os-filesystem", "clients-scale",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def derived(tmp_path_factory) -> Path:
+    root = copy_day_one(tmp_path_factory.mktemp("answers") / "kb")
+    derive_site(root=root)
+    return root / "build" / "site"
+
+
+def front(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    return json.JSONDecoder().raw_decode(text)[0]
+
+
+def answers_of(derived: Path) -> list[dict]:
+    pages = sorted((derived / "content" / "answers").glob("*.md"))
+    return [front(p)["params"]["answer"] for p in pages if p.name != "_index.md"]
+
+
+def as_text(answer: dict) -> str:
+    """An answer page as a reader reads it, in plain lines."""
+    lines = [f"# {answer['title']}", "", answer["lead"], "", "## What the sources concluded"]
+    for claim in answer["claims"]:
+        lines.append(f"- {claim['claim']} ({claim['source']}): {claim['verdict']}")
+        lines += [f"    {x}" for x in (claim["checked"], claim["reason"]) if x]
+    lines.append("## Evidence")
+    for machine in answer["evidence"]:
+        lines.append(f"### {machine['machine']}")
+        for item in machine["comparisons"]:
+            tags = (" [same disks]" if item["same_disks"] else "") + (
+                " [unsafe]" if item["unsafe"] else ""
+            )
+            lines.append(f"- {item['title']}{tags}: {item['verdict']}")
+            lines += [f"    {c}" for c in item["caveats"]]
+    lines.append("## Not known")
+    lines += [f"- {u}" for u in answer["unknown"]]
+    lines.append("## Why")
+    lines.append("".join(p.get("text") or f"[{p['cite']}]" for p in answer["why"]))
+    lines += [f"[{c['n']}] {c['title']}" for c in answer["cites"]]
+    lines.append("## Comparisons")
+    lines += [f"- {link['title']}: {link['url']}" for link in answer["links"]]
+    return "\n".join(lines) + "\n"
+
+
+def test_every_answer_matches_golden(derived: Path):
+    text = "\n".join(as_text(a) for a in answers_of(derived))
+    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_every_question_has_a_page_with_a_short_lead(derived: Path):
+    answers = answers_of(derived)
+    assert {a["slug"] for a in answers} == QUESTIONS
+    for answer in answers:
+        assert len(answer["lead"].split()) <= LEAD_WORDS, answer["lead"]
+        assert "{" not in answer["lead"] and "}" not in answer["lead"]
+        assert answer["evidence"] and answer["why"] and answer["cites"], answer["slug"]
+
+
+def test_the_wal_answer_leads_with_the_same_disks_arranged_two_ways(derived: Path):
+    wal = next(a for a in answers_of(derived) if a["slug"] == "wal-placement")
+    first = wal["evidence"][0]["comparisons"][0]
+    assert first["same_disks"]
+    assert "RAID1+0" in first["title"]
+    assert wal["lead"].startswith("On the same four disks")
+    # The gains of a separate WAL disk are said to come with added disks, and shown so.
+    later = [c for m in wal["evidence"] for c in m["comparisons"] if not c["same_disks"]]
+    assert later and all(any("disk" in x for x in c["caveats"]) for c in later)
+
+
+def test_home_page_leads_with_the_answers(derived: Path):
+    home = json.loads((derived / "data" / "home.json").read_text(encoding="utf-8"))
+    assert [a["url"] for a in home["answers"]] == [
+        f"answers/{a['slug']}/" for a in load_answers(REPO)["answers"]
+    ]
+
+
+@pytest.fixture(scope="module")
+def known() -> dict:
+    return build_knowledge(REPO)
+
+
+def test_the_lead_s_figures_come_from_the_analysis(known: dict):
+    """Planted: the RAID claim's checks moved to other figures; the lead follows them."""
+    before = {a["slug"]: a["lead"] for a in build_answers(known, {"families": {}}, REPO)}
+    assert "50.6–73.4%" in before["raid-level"]
+    planted = copy.deepcopy(known)
+    claim = next(c for c in planted["claims"] if c["id"] == "raid10-beats-raid5")
+    for check, value in zip(claim["checks"], (31.0, 44.4, 52.25), strict=False):
+        check["change_pct"] = value
+    after = {a["slug"]: a["lead"] for a in build_answers(planted, {"families": {}}, REPO)}
+    assert "31.0–52.2%" in after["raid-level"] or "31.0–52.3%" in after["raid-level"]
+    assert "50.6" not in after["raid-level"]
+    assert after["wal-placement"] == before["wal-placement"]
+
+
+def test_a_lead_whose_claim_changed_verdict_stops_the_build(known: dict):
+    """A lead is written for what its claims say: a verdict that flips is an error naming the
+    line to rewrite, never a sentence the figures no longer bear."""
+    planted = copy.deepcopy(known)
+    claim = next(c for c in planted["claims"] if c["id"] == "write-cache-makes-flushes-cheap")
+    claim["verdict"] = "not supported by its own figures"
+    with pytest.raises(DeriveError) as error:
+        build_answers(planted, {"families": {}}, REPO)
+    message = str(error.value)
+    assert "data/answers.yaml" in message and "expects" in message
+    assert "write-cache-makes-flushes-cheap" in message and "rewrite the lead" in message
+    line = int(re.search(r"answers\.yaml:(\d+)", message).group(1))
+    text = (REPO / "data" / "answers.yaml").read_text(encoding="utf-8").splitlines()
+    assert text[line - 1].strip() == "- slug: write-cache"
+
+
+def _tree_with(tmp_path: Path, edit) -> Path:
+    root = copy_day_one(tmp_path / "kb")
+    path = root / "data" / "answers.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("edit", "words"),
+    [
+        (lambda d: d["answers"][0].update(lead="{nothing.range} and more"), "{nothing"),
+        (lambda d: d["answers"][0].update(lead="{raid10-beats-raid5.colour}"), "placeholder"),
+        (lambda d: d["answers"][0].update(why="Because [nowhere]."), "[nowhere]"),
+        (lambda d: d["answers"][0].update(families=["raid"]), "unknown comparison family"),
+        (lambda d: d["answers"][0].update(lead="word " * 46), "at most 45"),
+        (lambda d: d["answers"][0].update(claims=["no-such-claim"]), "no-such-claim"),
+        (lambda d: d["answers"][1].update(slug="raid-level"), "unique"),
+        (lambda d: d["answers"][0].pop("why"), "no why"),
+    ],
+    ids=["set", "placeholder", "cite", "family", "long", "claim", "slug", "why"],
+)
+def test_mistakes_in_answers_yaml_are_one_line_errors(tmp_path: Path, edit, words: str):
+    root = _tree_with(tmp_path, edit)
+    done = run_kb("derive", "--root", str(root))
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith("error: data/answers.yaml:") and words in lines[0], lines[0]
+    assert not (root / "build" / "site" / "content" / "answers").exists()
