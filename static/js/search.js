@@ -6,8 +6,8 @@
      Pagefind's own order.
    - The first result is shown as soon as its data is read; the others are read after it, so
      that the page answers after some 20 requests, not 40.
-   - Words that are a PostgreSQL version ("8.4", "10.1", "PG 9.6") list the pages of that
-     version first (Pagefind's filter on it), then the other pages the words find.
+   - Words that are a PostgreSQL version ("8.4", "10.1", "PG 9.6") list the pages they find
+     of that version first (Pagefind's filter on it), then the other pages they find.
    - Works at a server's root and under any sub-path: the bundle and the site's base are
      worked out from this script's own address, never written into the page.
    - Text from the index is inserted as text; only Pagefind's <mark> in excerpts becomes an
@@ -204,8 +204,17 @@
     });
     all.sort(function (a, b) { return b.r.score - a.r.score || a.s - b.s || a.n - b.n; });
     var next = 0;
+    var listed = {};
+    all.forEach(function (c) { listed[c.r.id] = true; });
     return {
       left: all.length,
+      /* More results after those already here (a second search's), each page once. */
+      add: function (results) {
+        results.forEach(function (r, n) {
+          if (!listed[r.id]) { listed[r.id] = true; all.push({ r: r, s: lists.length, n: n }); }
+        });
+        this.left = all.length - next;
+      },
       take: function (n, first) {
         var chosen = all.slice(next, next + n);
         next += chosen.length;
@@ -274,10 +283,10 @@
     return merger;
   }
 
-  function showMore(id) {
+  function showMore(id, count) {
     more.hidden = true;
     var shown = function (data) { if (id === latest) { list.append(item(data)); } };
-    return pending.take(PAGE_SIZE, shown).then(function (pages) {
+    return pending.take(count || PAGE_SIZE, shown).then(function (pages) {
       if (id !== latest) { return; }
       pages.forEach(shown);
       more.hidden = pending.left === 0;
@@ -292,23 +301,6 @@
     var major = Number(match[1]);
     var value = "PostgreSQL " + (major >= 10 || match[2] === undefined ? major : major + "." + match[2]);
     return (totals.postgresql || {})[value] ? value : null;
-  }
-
-  /* The pages of ``version`` (Pagefind's filter), then the word search's other results. */
-  function versionFirst(term, version, options, answers) {
-    var filters = Object.assign({}, options.filters);
-    var ticked = filters.postgresql ? filters.postgresql.any : null;
-    if (ticked && ticked.indexOf(version) === -1) { return Promise.resolve(answers); }
-    filters.postgresql = { any: [version] };
-    return searchAll(null, { filters: filters }).then(function (pinned) {
-      return answers.map(function (answer, s) {
-        var first = pinned[s].results;
-        var seen = {};
-        first.forEach(function (r) { seen[r.id] = true; r.score = Infinity; });
-        var rest = answer.results.filter(function (r) { return !seen[r.id]; });
-        return { results: first.concat(rest), filters: answer.filters };
-      });
-    });
   }
 
   function remember(term, sort, filters) {
@@ -349,9 +341,11 @@
     status.textContent = "Searching…";
     list.setAttribute("aria-busy", "true");
     var version = term && !sort ? versionOf(term) : null;
+    var versions = filters.postgresql ? filters.postgresql.any : null;
+    if (version && (!versions || versions.indexOf(version) !== -1)) {
+      return versionFirst(id, term, version, options);
+    }
     return searchAll(term || null, options).then(function (answers) {
-      return version ? versionFirst(term, version, options, answers) : answers;
-    }).then(function (answers) {
       if (id !== latest) { return; }
       var lists = answers.map(function (a) { return a.results; });
       pending = sort ? byTps(lists, sort) : byScore(lists);
@@ -365,6 +359,39 @@
           list.removeAttribute("aria-busy");
           root.dataset.done = String(id);
         });
+    });
+  }
+
+  /* Words that name a PostgreSQL version: the pages the words find that are of that version
+     first (the words with Pagefind's filter on the version: every page of a version names it,
+     and a search without words would read the whole word index), then the other pages the
+     words find, each page once. The counts are the words' search's. */
+  function versionFirst(id, term, version, options) {
+    var pinned = { filters: Object.assign({}, options.filters) };
+    pinned.filters.postgresql = { any: [version] };
+    return searchAll(term, pinned).then(function (answers) {
+      if (id !== latest) { return; }
+      pending = byScore(answers.map(function (a) { return a.results; }));
+      return showMore(id).then(function () {
+        return searchAll(term, options);
+      }).then(function (words) {
+        if (id !== latest) { return; }
+        words.forEach(function (a) { pending.add(a.results); });
+        var shown = list.children.length;
+        var total = shown + pending.left;
+        var fill = shown < PAGE_SIZE && pending.left ? showMore(id, PAGE_SIZE - shown)
+          : Promise.resolve();
+        more.hidden = pending.left === 0;
+        var found = summed(words.map(function (a) { return a.filters; }));
+        return Promise.all([fill, facetCounts(term, options.filters, found)])
+          .then(function (done) {
+            if (id !== latest) { return; }
+            showCounts(done[1]);
+            status.textContent = describe(total, term, "");
+            list.removeAttribute("aria-busy");
+            root.dataset.done = String(id);
+          });
+      });
     });
   }
 
