@@ -479,6 +479,20 @@ bench_sampling_rate() {
   done
 }
 
+# bench_server_log_size — the size in bytes of the server's log now (where a trial's part of it
+# starts), or nothing when the harness does not run the server (an existing one).
+bench_server_log_size() {
+  [[ "$KB_TARGET" != existing && -f "${KB_SERVER_LOG:-}" ]] || return 0
+  stat -c %s "$KB_SERVER_LOG"
+}
+
+# bench_keep_server_log FROM FILE — the server's log from byte FROM on (what it logged during
+# pgbench: its checkpoints, with their times) into FILE, at most 1 MiB of it.
+bench_keep_server_log() {
+  [[ -n "$1" ]] || return 0
+  { tail -c "+$(($1 + 1))" "$KB_SERVER_LOG" || true; } | head -c 1048576 >"$2"
+}
+
 # bench_trial LINE — one plan line: reset, warm up, checkpoint, run pgbench, record, import.
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
@@ -540,9 +554,13 @@ bench_trial() {
   printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
   printf 'started_at\t%s\n' "$(kb_utc_iso)" >>"$trial_dir/trial.tsv"
   kb_quiet_snapshot "$trial_dir/quiet-before.tsv"
+  local log_from
+  log_from="$(bench_server_log_size)"
+  printf 'pgbench_started_ms\t%s\n' "$(date +%s%3N)" >>"$trial_dir/trial.tsv"
   local status=0
   bench_run_bg "$trial_dir/pgbench.out" "$trial_dir" "${cmd[@]}" || status=$?
   kb_quiet_snapshot "$trial_dir/quiet-after.tsv"
+  bench_keep_server_log "$log_from" "$trial_dir/server-log.txt"
   kb_progress_stop
   printf 'ended_at\t%s\npgbench_exit\t%s\n' "$(kb_utc_iso)" "$status" >>"$trial_dir/trial.tsv"
   ((status == 0)) || bench_failed "trial $index" "$trial_dir/pgbench.out" "$status"

@@ -149,8 +149,11 @@ kb_server_start() {
   for setting in "$@"; do
     opts+=(-c "$setting")
   done
+  # The log's own settings: every checkpoint logged, with a UTC timestamp to the millisecond,
+  # so that a trial can say when its checkpoints ran (bench_trial keeps that part of the log).
   opts+=(-c "listen_addresses=" -c "unix_socket_directories=$KB_SOCKET_DIR"
-    -c "port=$KB_PGPORT")
+    -c "port=$KB_PGPORT" -c "log_checkpoints=on" -c "log_timezone=UTC"
+    -c "log_line_prefix=%m [%p] ")
   local -a ctl=("$KB_SERVER_BINDIR/pg_ctl" -D "$KB_PGDATA" -l "$KB_SERVER_LOG" -w -t 120
     -o "$(printf '%q ' "${opts[@]}")" start)
   if ! kb_server_as_owner "${ctl[@]}" >"$KB_WORK/pg_ctl.log" 2>&1; then

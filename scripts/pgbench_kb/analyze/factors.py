@@ -40,6 +40,8 @@ IGNORED_PREFIXES = (
     "server.tuning.notes",
     "client.tuning.notes",
     "postgres.settings_profile",
+    # the time zone of the server log's timestamps (the harness sets UTC)
+    "postgres.settings.log_timezone",
     "postgres.database_size_bytes",
     "postgres.version_num",
     "benchmark.command",

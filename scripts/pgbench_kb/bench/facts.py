@@ -11,6 +11,8 @@ Layout of a trial folder (written by scripts/bench.sh)::
     pgbench_log.*             the sampled per-transaction log (one file per thread)
     init.out, warmup.out      output of pgbench -i (reinit reset) and of the warm-up run
     scripts/                  the custom script files the trial ran
+    server-log.txt            what the throwaway server logged while pgbench ran (its
+                              checkpoints: ``serverlog``), with ``pgbench_started_ms`` in trial.tsv
     stats-before.tsv          counters before and after the trial: ``name<TAB>json`` lines for
     stats-after.tsv           pg_stat_bgwriter, pg_stat_checkpointer (17+), pg_stat_wal (14+),
                               pg_stat_database; ``wal_lsn<TAB>X/Y``; ``taken_at<TAB>epoch``
@@ -50,6 +52,10 @@ from pgbench_kb.runs.build import (
 
 # Settings the harness sets to keep its throwaway server private: plumbing, not configuration.
 HARNESS_SETTINGS = {"listen_addresses", "unix_socket_directories", "port"}
+# Settings the harness gives its own server's log so that a trial can say when checkpoints ran
+# (scripts/lib/server.sh): plumbing when they come from its command line; on an existing
+# server, where they come from its configuration, they are what that server runs with.
+HARNESS_LOG_SETTINGS = {"log_checkpoints", "log_timezone", "log_line_prefix"}
 MEMORY_UNITS = {"B": 1, "kB": 1024, "8kB": 8192, "16kB": 16384, "32kB": 32768, "MB": 1024**2}
 
 
@@ -368,6 +374,8 @@ def settings_facts(folder: Path) -> dict[str, Any]:
     for number, line in enumerate((read_regular(path) or "").splitlines(), start=1):
         parts = line.split("\t")
         if len(parts) < 3 or parts[0] in HARNESS_SETTINGS:
+            continue
+        if parts[0] in HARNESS_LOG_SETTINGS and len(parts) > 3 and parts[3] == "command line":
             continue
         # Names are case-insensitive; the run format writes them as postgresql.conf does.
         name, value, unit = parts[0].lower(), parts[1], parts[2]

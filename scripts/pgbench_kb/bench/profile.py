@@ -127,6 +127,8 @@ SETTING_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]+)?$")
 WORKLOAD_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # Settings the harness sets itself to keep the throwaway server private.
 HARNESS_SETTINGS = ("listen_addresses", "unix_socket_directories", "port", "data_directory")
+# Settings the harness sets on its server's log, to record when checkpoints ran.
+HARNESS_LOG_SETTINGS = ("log_checkpoints", "log_timezone", "log_line_prefix")
 
 
 @dataclass(frozen=True)
@@ -320,6 +322,13 @@ def _settings(
             raise reader.fail(
                 where,
                 f"'{name}' is set by the harness (the server listens only on a private socket)",
+                "remove it from the profile",
+            )
+        if name in HARNESS_LOG_SETTINGS:
+            raise reader.fail(
+                where,
+                f"'{name}' is set by the harness (its server logs every checkpoint, in UTC, "
+                "so that a run can say when they ran)",
                 "remove it from the profile",
             )
         if known is not None and name not in known and "." not in name:

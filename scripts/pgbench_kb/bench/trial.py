@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import __version__
-from pgbench_kb.bench import facts, quiet
+from pgbench_kb.bench import facts, quiet, serverlog
 from pgbench_kb.errors import RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.runs.build import (
@@ -266,6 +266,16 @@ def design_of(info: dict[str, str]) -> dict[str, Any] | None:
     return design
 
 
+def checkpoints_of(trial: Path, info: dict[str, str]) -> list[dict[str, Any]] | None:
+    """The checkpoints the server logged while pgbench ran (``serverlog``), or None when the
+    trial kept no server log (an existing server, an older harness) or no start time."""
+    started_ms = facts.int_or_none(info.get("pgbench_started_ms"))
+    text = facts.read_regular(trial / "server-log.txt")
+    if started_ms is None or text is None:
+        return None
+    return serverlog.checkpoints(text, started_ms)
+
+
 def build_from_trial(
     trial: Path, *, mask_hostnames: bool = False
 ) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
@@ -342,6 +352,7 @@ def build_from_trial(
     if load is not None:
         run["machine_load"] = load
     run["results"] = results_from(parsed, log_result)
+    run["results"]["checkpoints"] = checkpoints_of(trial, info)
     run["server_stats"] = facts.server_stats(trial) or run["server_stats"]
     log_blobs = [("transaction_log", p.read_bytes()) for p in logs]
     return run, text, log_blobs

@@ -225,6 +225,7 @@ def results_skeleton() -> dict[str, Any]:
         "aborted": False,
         "statements": [],
         "progress": None,
+        "checkpoints": None,
     }
 
 
