@@ -12,6 +12,9 @@ PYTHON   ?= python3
 VENV     := .venv
 BIN      := $(VENV)/bin
 PROFILE  ?= default
+# The measurement campaign's profiles (scripts/profiles/campaign/), in the order make campaign
+# runs them: all of them by default.
+CAMPAIGN ?= checkpoints memory modes durability clients clients-tpcb versions
 PORT     ?= 1313
 ACTIONLINT_VERSION := 1.7.12
 ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint
@@ -19,7 +22,7 @@ ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint
 # changed is a file check, not an install.
 STAMP    := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: help setup bench fleet site serve check test lint perf clean
+.PHONY: help setup bench campaign fleet site serve check test lint perf clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,6 +31,7 @@ help: ## list the targets
 	@for f in scripts/profiles/*.yaml; do \
 	  printf '      %-11s %s\n' "$$(basename "$$f" .yaml)" "$$(sed -n 's/^description: *//p' "$$f")"; \
 	done
+	@echo "    CAMPAIGN=…    the campaign profiles make campaign runs (default: all: $(CAMPAIGN))"
 	@echo "    MACHINE=SLUG  the machine's name in run files (content/hardware/SLUG.md); default:"
 	@echo "                  the host name, published with every run: set it when that must not be"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"
@@ -45,6 +49,12 @@ $(STAMP): requirements.lock pyproject.toml
 
 bench: setup ## run a bench profile (PROFILE=…, MACHINE=…) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
 	MACHINE="$(MACHINE)" scripts/bench.sh --profile "$(PROFILE)"
+
+campaign: setup ## the measurement campaign (docs/campaign.md): each CAMPAIGN profile in turn; a quiet machine, ~7 h
+	@for name in $(CAMPAIGN); do \
+	  test -f "scripts/profiles/campaign/$$name.yaml" || { echo "error: CAMPAIGN names '$$name', which is not a campaign profile: give some of $$(cd scripts/profiles/campaign && ls *.yaml | sed 's/\.yaml$$//' | tr '\n' ' ')(e.g. make campaign CAMPAIGN=memory)" >&2; exit 2; }; \
+	done
+	for name in $(CAMPAIGN); do MACHINE="$(MACHINE)" scripts/bench.sh --profile "scripts/profiles/campaign/$$name.yaml"; done
 
 fleet: setup ## run PROFILE on every server of INVENTORY with Ansible; results on a branch (docs/fleet.md)
 	@test -n "$(INVENTORY)" || { echo "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml (see fleet/inventory.example.yml)" >&2; exit 2; }

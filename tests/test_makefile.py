@@ -10,7 +10,19 @@ import pytest
 
 from kbtest import REPO
 
-TARGETS = ("setup", "bench", "fleet", "site", "serve", "check", "test", "lint", "perf", "clean")
+TARGETS = (
+    "setup",
+    "bench",
+    "campaign",
+    "fleet",
+    "site",
+    "serve",
+    "check",
+    "test",
+    "lint",
+    "perf",
+    "clean",
+)
 
 
 def make(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,3 +57,22 @@ def test_fleet_without_an_inventory_says_what_to_give():
     assert done.returncode != 0
     assert "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml" in done.stderr
     assert "ansible-playbook" not in done.stdout
+
+
+def test_campaign_refuses_a_profile_it_does_not_have_before_running_any():
+    done = make("campaign", "CAMPAIGN=memory nope")
+    assert done.returncode != 0
+    assert "error: CAMPAIGN names 'nope', which is not a campaign profile: give some of " in (
+        done.stderr
+    )
+    assert "memory" in done.stderr.split("give some of ", 1)[1]
+    assert "bench.sh" not in done.stdout  # nothing ran, not even the valid one before it
+
+
+def test_campaign_runs_each_profile_in_turn_with_the_machine():
+    done = make("-n", "campaign", "CAMPAIGN=memory checkpoints", "MACHINE=box")
+    assert done.returncode == 0, done.stderr
+    assert (
+        'for name in memory checkpoints; do MACHINE="box" scripts/bench.sh --profile '
+        '"scripts/profiles/campaign/$name.yaml"; done' in done.stdout
+    )

@@ -133,6 +133,44 @@ def test_cross_session_comparison_that_also_changes_run_length_is_not_comparable
     assert [c["verdict"] for c in same] == ["higher"]
 
 
+def test_sessions_of_another_design_are_not_pooled_into_the_between_session_variance() -> None:
+    """A configuration measured with 10-second trials in one session and 60-second trials in
+    another differs by more than the sessions: it does not count as measured in two sessions
+    (the old busy campaign and the new one share configurations on the development machine)."""
+    known = knowledge_from_runs(
+        runs("base-s1", 1000, BASE, S1, **{"benchmark.duration_s": 10})
+        + runs("base-s2", 1500, BASE, S2, **{"benchmark.duration_s": 60})
+    )
+    assert known["sessions"][0]["between"] is None
+    same = knowledge_from_runs(
+        runs("base-s1", 1000, BASE, S1, **{"benchmark.duration_s": 60})
+        + runs("base-s2", 1500, BASE, S2, **{"benchmark.duration_s": 60})
+    )
+    assert same["sessions"][0]["between"]["configurations"] == 1
+
+
+def test_a_between_session_estimate_serves_only_comparisons_of_its_own_design() -> None:
+    """Minute-long trials of the baseline in two sessions give an estimate; a setting measured
+    with 10-second trials in another session than its own baseline is not judged with it."""
+    short = {"benchmark.duration_s": 10}
+    known = knowledge_from_runs(
+        runs("base-s1", 1000, BASE, S1, **{"benchmark.duration_s": 60})
+        + runs("base-s2", 1010, BASE, S2, **{"benchmark.duration_s": 60})
+        + runs("short-base-s1", 900, BASE, S1, **short)
+        + runs("short-setting-s3", 2000, SETTING, S3, **short)
+    )
+    (summary,) = known["sessions"]
+    assert summary["between"]["configurations"] == 1
+    assert [d["how_run"]["benchmark.duration_s"] for d in summary["by_design"]] == [60]
+    short_cross = [
+        c for c in setting_comparisons(known)
+        if "short-base-s1" in c["a"]["group"] + c["b"]["group"]
+        and "short-setting-s3" in c["a"]["group"] + c["b"]["group"]
+    ]  # fmt: skip
+    assert [c["verdict"] for c in short_cross] == ["not_comparable"]
+    assert "with runs made as these were" in short_cross[0]["sessions"]["why"]
+
+
 def test_interactions_stay_inside_one_session() -> None:
     """A 2×2 square whose two effects come from two sessions is not an interaction: the
     'difference of effects' could be the sessions'."""

@@ -193,6 +193,55 @@ def test_checkpoint_note_never_claims_timing() -> None:
     )
 
 
+def _stalled_twice() -> Series:
+    """Stalls at 25–35 s and at 60–65 s (``test_planted_stalls…``'s series)."""
+    values = [1000.0] * 20
+    values[5], values[6], values[12] = 400.0, 300.0, 499.0
+    return series(values, every=5.0)
+
+
+def test_stalls_are_read_against_recorded_checkpoint_times() -> None:
+    """Issue #21: with checkpoint times (the server's log), each stall says whether a
+    checkpoint was running in it; the sentence says at the same time, never caused by."""
+    stats = {"checkpoints_timed": 2, "checkpoints_requested": 0}
+    during_first = [
+        {"started_s": 30.0, "reason": "time", "completed_s": 57.0},
+        {"started_s": 66.0, "reason": "time", "completed_s": None},
+    ]
+    result = analyse_series(_stalled_twice(), 1000.0, stats, during_first)
+    assert [st["during_checkpoint"] for st in result["stalls"]] == [True, False]
+    checkpoints = result["checkpoints"]
+    assert checkpoints["assessment"] == "some_stalls_outside_checkpoints"
+    assert checkpoints["times_from"] == "results.checkpoints"
+    assert checkpoints["note"] == (
+        "checkpoints during the run: 2 (their times from the server's log); 2 stalls, 1 of "
+        "them while no checkpoint ran, so checkpoints alone do not explain them"
+    )
+    assert (
+        "checkpoints during the run: 2 (their times from the server's log); 1 of the 2 "
+        "stalls while a checkpoint ran" in result["text"]
+    )
+    # A checkpoint begun before pgbench (no start) covers the first stall; one still running
+    # at the end (no completion) covers the second.
+    both = [
+        {"started_s": None, "reason": None, "completed_s": 26.0},
+        {"started_s": 64.9, "reason": "wal", "completed_s": None},
+    ]
+    result = analyse_series(_stalled_twice(), 1000.0, stats, both)
+    assert result["checkpoints"]["assessment"] == "all_stalls_during_checkpoints"
+    assert "does not by itself make the checkpoint the cause" in result["checkpoints"]["note"]
+    none = analyse_series(_stalled_twice(), 1000.0, stats, [])
+    assert none["checkpoints"]["assessment"] == "stalls_without_checkpoints"
+    assert [st["during_checkpoint"] for st in none["stalls"]] == [False, False]
+
+
+def test_checkpoint_times_are_not_read_against_an_aggregate_log() -> None:
+    """An aggregate log's times start at its first interval, not at pgbench's start."""
+    made = Series(source="aggregate_log", start_s=0.0, ends_s=(1.0, 2.0, 3.0), tps=(5, 1, 5))
+    result = analyse_series(made, None, None, [{"started_s": 1.0, "completed_s": 2.0}])
+    assert "times_from" not in result["checkpoints"]
+
+
 # ---------------------------------------------------------------------------------------------
 # TPC-E sustained throughput: exact window arithmetic (worked out by hand).
 

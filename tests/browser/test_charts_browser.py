@@ -68,7 +68,17 @@ def chart_pages(public: Path) -> list[str]:
         if "latency (ms)" in page.read_text(encoding="utf-8"):
             pages.append(page.parent.relative_to(public).as_posix() + "/")
             break
+    pages.append(shaded_run_page(public).parent.relative_to(public).as_posix() + "/")
     return pages
+
+
+def shaded_run_page(public: Path) -> Path:
+    """A run page whose progress chart shades checkpoints (the campaign's checkpoints runs
+    record when theirs ran)."""
+    return next(
+        p for p in sorted((public / "runs").glob("*/index.html"))
+        if "(checkpoints shaded)" in p.read_text(encoding="utf-8")
+    )  # fmt: skip
 
 
 def test_no_text_leaves_a_chart_drawn_by_vega(public, browser):
@@ -185,3 +195,25 @@ def test_the_progress_chart_shows_latency_and_says_what_it_knows_of_checkpoints(
     html = page.read_text(encoding="utf-8")
     assert html.count("<polyline") == 2  # tps, and latency below it
     assert re.search(r"checkpoint", html.split("<figcaption>", 1)[1].split("</figcaption>")[0])
+
+
+def test_the_progress_chart_shades_checkpoints_and_its_table_names_them(public, browser):
+    """Issue #21: a run that records when its checkpoints ran shows them on its progress chart
+    (a band in each panel, a key saying what it is) and in the data table, at 360 px too."""
+    path = shaded_run_page(public).parent.relative_to(public).as_posix() + "/"
+    with serve(public) as base:
+        page = browser.new_page(viewport=NARROW)
+        page.goto(base + path)
+        svg = page.locator(".chart-inline svg").first
+        assert svg.locator("text", has_text="checkpoint").count() == 1
+        bands = svg.locator('rect[fill="#f6dfb3"]:not([stroke])')
+        assert bands.count() >= 1
+        box, band = svg.bounding_box(), bands.first.bounding_box()
+        assert box and band and band["width"] >= 1 and band["x"] >= box["x"]
+        caption = page.locator("figure.chart figcaption").first.inner_text()
+        assert "shaded on the chart (the server's log)" in caption
+        page.locator("details.chart-data summary").first.click()
+        headers = page.locator("details.chart-data th").all_inner_texts()
+        assert headers[-1] == "Checkpoint"
+        cells = page.locator("details.chart-data tbody tr td:last-child").all_inner_texts()
+        assert any(cell != "—" for cell in cells) and "—" in cells

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from pgbench_kb.derive import charts
+from pgbench_kb.derive import checkpoints as marks
 from pgbench_kb.derive.describe import (
     describe_array,
     describe_controller,
@@ -91,10 +93,23 @@ def test_progress_chart_is_placed_in_the_page_with_its_data(derived: Path):
         ).read_text()
     )
     progress = page["params"]["progress"]
-    assert progress["rows"][0] == {"t": "1", "tps": "4,217", "latency": "0.944"}
+    assert progress["rows"][0] == {"t": "1", "tps": "4,217", "latency": "0.944", "checkpoint": "—"}
     assert "src" not in progress
     svg = progress["svg"]
     assert svg.startswith("<svg") and "<polyline" in svg
+    # The run records a checkpoint from 2.42 s to 4.87 s: the intervals ending at 3, 4 and 5 s
+    # ran beside it, and it is shaded in both panels with a dashed line at its start.
+    assert progress["checkpoints"] is True
+    assert [row["checkpoint"] for row in progress["rows"]] == [
+        "—", "—", "by WAL volume", "by WAL volume", "by WAL volume", "—",
+    ]  # fmt: skip
+    assert svg.count(f'fill="{charts.CHECKPOINT_FILL}"/>') == 2
+    assert svg.count('stroke-dasharray="3 2"') == 2
+    assert "(checkpoints shaded)" in svg
+    assert progress["description"].endswith(
+        "1 checkpoint ran during the run, shaded on the chart (the server's log): by WAL volume "
+        "at 2.4 s (took 2.5 s, wrote 310 buffers)."
+    )
     assert "http" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert page["params"]["statements"] == []
     counters = {c["label"]: c["value"] for c in page["params"]["counters"]}
@@ -502,3 +517,71 @@ def test_a_run_page_is_made_again_only_when_what_it_is_made_of_changed(tmp_path,
     derive_site(root=root, out=out)
     front = json.loads(page.read_text(encoding="utf-8").split("\n")[0])
     assert made() == [front["params"]["run"]["id"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# checkpoints under the progress chart (issue #21: progress charts mark checkpoints)
+
+
+def _with_checkpoints(found, stats=None) -> dict:
+    return {"results": {"checkpoints": found}, "server_stats": stats}
+
+
+def test_checkpoint_words_say_what_each_record_knows():
+    assert marks.words(_with_checkpoints([])) == (
+        "No checkpoint ran during the run (the server's log)."
+    )
+    counted = {"checkpoints_timed": 2, "checkpoints_requested": 1}
+    assert marks.words({"results": {}, "server_stats": counted}) == (
+        "3 checkpoints ran during the run (2 timed, 1 requested, by the server's counters); "
+        "their times were not recorded, so the chart does not mark them."
+    )
+    assert marks.words({"results": {}, "server_stats": None}) == (
+        "The run file does not say whether a checkpoint ran during the run."
+    )
+    found = [
+        {"started_s": None, "reason": None, "completed_s": 0.9, "buffers_written": 12},
+        {"started_s": 30.25, "reason": "time", "completed_s": 57.0, "buffers_written": 2410},
+        {"started_s": 61.0, "reason": "immediate force wait", "completed_s": 61.2,
+         "buffers_written": 1},
+        {"started_s": 90.0, "reason": "xlog", "completed_s": 100.0, "buffers_written": None},
+        {"started_s": 110.0, "reason": "wal time", "completed_s": None, "buffers_written": None},
+    ]  # fmt: skip
+    assert marks.words(_with_checkpoints(found)) == (
+        "5 checkpoints ran during the run, shaded on the chart (the server's log): one begun "
+        "before pgbench started (ended at 0.9 s, wrote 12 buffers); timed at 30.2 s (took "
+        "26.8 s, wrote 2,410 buffers); requested at 61 s (took 0.2 s, wrote 1 buffer); by WAL "
+        "volume at 90 s (took 10 s); and 1 more."
+    )
+
+
+def test_checkpoint_cell_names_the_checkpoints_running_in_each_interval():
+    spans = marks.spans_of(
+        _with_checkpoints(
+            [
+                {"started_s": None, "reason": None, "completed_s": 0.5},
+                {"started_s": 2.5, "reason": "time", "completed_s": 3.0},
+                {"started_s": 3.5, "reason": "wal", "completed_s": None},
+            ]
+        )
+    )
+    cells = [marks.during(spans, t, 1.0) for t in (1.0, 2.0, 3.0, 4.0, 9.0)]
+    assert cells == ["begun before the run", "—", "timed", "by WAL volume", "by WAL volume"]
+    assert marks.spans_of({"results": {"checkpoints": None}}) is None
+
+
+def test_progress_chart_clips_checkpoints_to_its_time_axis():
+    """A checkpoint begun before the first point starts at the axis (no dashed start line);
+    one still running ends at the last point; one wholly after the run is not drawn."""
+    svg = charts.progress_svg(
+        [1, 2, 3, 4],
+        [10, 11, 12, 13],
+        title="t",
+        checkpoints=[(None, 1.5), (3.5, None), (9.0, 10.0)],
+    )
+    assert svg is not None
+    assert svg.count(f'fill="{charts.CHECKPOINT_FILL}"/>') == 2
+    assert svg.count('stroke-dasharray="3 2"') == 1
+    assert ">checkpoint</text>" in svg
+    bare = charts.progress_svg([1, 2, 3, 4], [10, 11, 12, 13], title="t")
+    assert "checkpoint" not in bare and charts.CHECKPOINT_FILL not in bare

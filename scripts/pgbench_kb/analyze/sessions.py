@@ -29,7 +29,9 @@ The estimator (one-way random effects, per configuration, pooled per machine): f
 configuration measured in k ≥ 2 sessions with session means m_i of the logarithms, within
 variances s_i² and n_i runs, the between-session component is the variance of the m_i less the
 part the within noise explains, ``max(0, var(m_i) − mean(s_i² / n_i))``, with k − 1 degrees of
-freedom. The machine's estimate pools the configurations by their degrees of freedom. The
+freedom; a configuration counts as one only with the design held constant (``HOW_RUN`` the
+same in its sessions). The machine's estimate pools the configurations by their degrees of
+freedom. The
 cross-session interval is Welch's on the logarithms with ``2σ²_b`` added to the variance of
 the difference (each side's mean carries one session's effect), the degrees of freedom by
 Welch–Satterthwaite with the pooled k − 1 for that term: with one configuration in two
@@ -183,11 +185,12 @@ def judge(
     if sa == sb:
         info["basis"] = BASIS[sa.split(" ", 1)[0]]
         return welch_log(values(a), values(b)), info
-    estimate_ = between.get(a.hardware_key) if a.hardware_key == b.hardware_key else None
+    same_machine = a.hardware_key == b.hardware_key
+    estimate_ = between.get((a.hardware_key, design_of(a))) if same_machine else None
     how = how_run_differs(differs_also)
     if estimate_ is None or how or sa.startswith("source ") or sb.startswith("source "):
         info["basis"] = "none"
-        info["why"] = _why_not(sa, sb, a.hardware_key == b.hardware_key, estimate_, how)
+        info["why"] = _why_not(sa, sb, same_machine, estimate_, how)
         return Test("not_comparable", None, None, None), info
     info["basis"] = "between-session variance"
     info["between"] = estimate_.as_dict()
@@ -206,15 +209,29 @@ def _why_not(
     assert estimate_ is None
     return (
         "the two sides were measured in different bench sessions, and no configuration of "
-        "this machine was measured in two sessions to tell how far sessions move a result"
+        "this machine was measured in two sessions, with runs made as these were, to tell how "
+        "far sessions move a result"
     )
 
 
+def design_of(group: Any) -> tuple[str, ...]:
+    """How a group's runs were made (``HOW_RUN``: run length, warm-up, pgbench's version), as
+    a key: sessions are pooled for the between-session variance only with the design held
+    constant."""
+    return tuple(repr(group.incidental.get(name)) for name in HOW_RUN)
+
+
 def machine_between(groups: list[Any]) -> dict[Any, Between]:
-    """Each machine's between-session variance of tps, from its measured groups (a source's
-    figures are not sessions of a bench)."""
+    """Each machine's between-session variance of tps per design, keyed ``(hardware key,
+    design_of)``, from its measured groups (a source's figures are not sessions of a bench).
+
+    A configuration counts as measured again in another session only when its runs were made
+    the same way there (two sessions of 10-second and of 60-second trials differ by more than
+    the sessions), and an estimate serves only comparisons whose runs were made that way: how
+    far sessions of minute-long trials on a quiet machine move a result says nothing of
+    sessions of 10-second trials on a busy one."""
     return estimate(
-        (g.hardware_key, g.factor_key, s, g.values or [g.center])
+        ((g.hardware_key, design_of(g)), g.factor_key, s, g.values or [g.center])
         for g in groups
         if not (s := session_of(g)).startswith("source ") and (g.values or g.statistic == "single")
     )
@@ -222,9 +239,12 @@ def machine_between(groups: list[Any]) -> dict[Any, Between]:
 
 def sessions_summary(groups: list[Any]) -> list[dict[str, Any]]:
     """Per machine: its bench sessions and, where a configuration was measured in two or
-    more of them, the between-session variance (``sessions`` of the Comparisons JSON)."""
+    more of them with the same design, the between-session variance (``sessions`` of the
+    Comparisons JSON): ``between`` is the estimate with the most degrees of freedom and
+    ``by_design`` every estimate with the design it holds for (``how_run``)."""
     between = machine_between(groups)
     machines: dict[Any, dict[str, Any]] = {}
+    how_run: dict[tuple[Any, tuple[str, ...]], dict[str, Any]] = {}
     for g in groups:
         entry = machines.setdefault(
             g.hardware_key, {"machine": g.machine, "sessions": set(), "between": None}
@@ -232,16 +252,25 @@ def sessions_summary(groups: list[Any]) -> list[dict[str, Any]]:
         session = session_of(g)
         if session.startswith("bench "):
             entry["sessions"].add(session)
+        how_run.setdefault(
+            (g.hardware_key, design_of(g)), {name: g.incidental.get(name) for name in HOW_RUN}
+        )
     out = []
     for hardware, entry in machines.items():
         if not entry["sessions"]:
             continue
-        estimate_ = between.get(hardware)
+        designs = sorted(
+            ((key, found) for key, found in between.items() if key[0] == hardware),
+            key=lambda item: (-item[1].df, item[0][1]),
+        )
         out.append(
             {
                 "machine": entry["machine"],
                 "sessions": sorted(entry["sessions"]),
-                "between": estimate_.as_dict() if estimate_ else None,
+                "between": designs[0][1].as_dict() if designs else None,
+                "by_design": [
+                    {"how_run": how_run[key], **found.as_dict()} for key, found in designs
+                ],
             }
         )
     return sorted(out, key=lambda e: e["machine"])

@@ -12,10 +12,12 @@ output that ``results.progress.raw_path`` names) or from aggregate logs
   series' median; consecutive low intervals are one stall. The first and the last interval are
   never part of a stall: the first holds the connections' start and the last may be cut short,
   so a low one there is listed as an ``edge_dips`` position instead;
-* **checkpoints**: the run's counters (``server_stats.checkpoints_timed`` and
-  ``checkpoints_requested``, deltas over the run) say how many checkpoints happened; the data
-  has no per-second checkpoint times, so the entry only says whether the stall count is
-  consistent with the count of checkpoints, never which stall a checkpoint caused;
+* **checkpoints**: when the run records their times (``results.checkpoints``, from the
+  harness's server log), each stall of the progress series says whether a checkpoint was
+  running during it (``during_checkpoint``): at the same time, never "caused by". Otherwise
+  the run's counters (``server_stats.checkpoints_timed`` and ``checkpoints_requested``,
+  deltas over the run) say only how many happened, and the entry says whether the stall count
+  is consistent with that count, never which stall a checkpoint caused;
 * **the TPC-E sustained-throughput rules**: the throughput over every 10-minute window,
   sliding by 1 minute, within ±20% of the reported throughput, and over every 1-hour window,
   sliding by 10 minutes, within ±2%. A series shorter than a window is ``too_short_to_judge``
@@ -351,6 +353,60 @@ def checkpoint_alignment(
     }
 
 
+def _overlaps(checkpoint: Mapping[str, Any], start: float, end: float) -> bool:
+    begun, done = checkpoint.get("started_s"), checkpoint.get("completed_s")
+    return (begun is None or begun < end) and (done is None or done > start)
+
+
+def checkpoint_overlap(
+    checkpoints: list[Mapping[str, Any]],
+    server_stats: Mapping[str, Any] | None,
+    stalls: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What the checkpoints' recorded times (``results.checkpoints``, from the server's log)
+    say of a progress series' stalls: each stall gets ``during_checkpoint`` (whether a
+    checkpoint was running at any time in it). A stall during a checkpoint is not thereby
+    caused by it; one outside every checkpoint was not caused by a checkpoint's writes.
+
+    ``assessment``: ``no_stalls``, ``stalls_without_checkpoints``,
+    ``all_stalls_during_checkpoints``, ``some_stalls_outside_checkpoints``."""
+    stats = server_stats or {}
+    count = len(checkpoints)
+    during = 0
+    for stall in stalls:
+        stall["during_checkpoint"] = any(
+            _overlaps(c, stall["start_s"], stall["end_s"]) for c in checkpoints
+        )
+        during += stall["during_checkpoint"]
+    said = f"checkpoints during the run: {count} (their times from the server's log)"
+    stall_words = f"{len(stalls)} stall{'s' if len(stalls) != 1 else ''}"
+    if not stalls:
+        assessment, note = "no_stalls", f"{said}; no stall"
+    elif count == 0:
+        assessment = "stalls_without_checkpoints"
+        note = f"{said}; {stall_words}, none of them a checkpoint's"
+    elif during == len(stalls):
+        assessment = "all_stalls_during_checkpoints"
+        note = (
+            f"{said}; {stall_words}, {'each' if len(stalls) > 1 else 'it'} while a checkpoint "
+            "ran (at the same time, which does not by itself make the checkpoint the cause)"
+        )
+    else:
+        assessment = "some_stalls_outside_checkpoints"
+        note = (
+            f"{said}; {stall_words}, {len(stalls) - during} of them while no checkpoint ran, "
+            "so checkpoints alone do not explain them"
+        )
+    return {
+        "timed": stats.get("checkpoints_timed"),
+        "requested": stats.get("checkpoints_requested"),
+        "count": count,
+        "times_from": "results.checkpoints",
+        "assessment": assessment,
+        "note": note,
+    }
+
+
 # ---------------------------------------------------------------------------------------------
 # Sliding windows (TPC-E sustained throughput).
 
@@ -496,10 +552,19 @@ def tpcc_p90_test(results: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def analyse_series(
-    series: Series, reference_tps: float | None, server_stats: Mapping[str, Any] | None
+    series: Series,
+    reference_tps: float | None,
+    server_stats: Mapping[str, Any] | None,
+    checkpoints: list[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Spread, stalls, checkpoint alignment and TPC-E rules of one series."""
+    """Spread, stalls, checkpoints and TPC-E rules of one series. ``checkpoints`` (their times,
+    when the run records them) are read against a progress series only: its times are
+    seconds since pgbench started, as theirs are."""
     stalls = find_stalls(series)
+    if checkpoints is not None and series.source == "progress":
+        alignment = checkpoint_overlap(checkpoints, server_stats, stalls["stalls"])
+    else:
+        alignment = checkpoint_alignment(server_stats, len(stalls["stalls"]))
     reference, reference_from = reference_tps, "results.tps"
     if reference is None:
         reference, reference_from = series_mean_tps(series), "series mean"
@@ -517,7 +582,7 @@ def analyse_series(
         "stall_count": len(stalls["stalls"]),
         "stalls": stalls["stalls"],
         "edge_dips": stalls["edge_dips"],
-        "checkpoints": checkpoint_alignment(server_stats, len(stalls["stalls"])),
+        "checkpoints": alignment,
         "reference_tps": _round(reference),
         "reference_from": reference_from if reference is not None else None,
         "sustained": sustained_rules(series, reference),
@@ -541,6 +606,13 @@ RULE_TEXT = {
 SOURCE_TEXT = {"progress": "progress reports", "aggregate_log": "aggregate log"}
 
 
+def _stalls_beside_checkpoints(stalls: Sequence[Mapping[str, Any]]) -> str:
+    during = sum(1 for stall in stalls if stall.get("during_checkpoint"))
+    if len(stalls) == 1:
+        return f"the stall {'while a' if during else 'while no'} checkpoint ran"
+    return f"{during} of the {len(stalls)} stalls while a checkpoint ran"
+
+
 def series_text(analysis: Mapping[str, Any]) -> str:
     """One plain sentence about a series: spread, stalls, checkpoints and the TPC-E rules."""
     tps = analysis["tps"]
@@ -561,8 +633,11 @@ def series_text(analysis: Mapping[str, Any]) -> str:
         )
     else:
         parts.append("no stall")
-    if analysis["checkpoints"]["count"] is not None:
-        parts.append(analysis["checkpoints"]["note"].split(";")[0])
+    checkpoints = analysis["checkpoints"]
+    if checkpoints["count"] is not None:
+        parts.append(checkpoints["note"].split(";")[0])
+        if checkpoints.get("times_from") and count:
+            parts.append(_stalls_beside_checkpoints(analysis["stalls"]))
     rules = analysis["sustained"]
     parts.append(
         "TPC-E sustained throughput: 10-minute windows ±20% "
@@ -584,14 +659,34 @@ def run_stability(
         return None
     reference = _number(results.get("tps"))
     stats = run.get("server_stats")
+    checkpoints = recorded_checkpoints(results, run.get("id"))
     return {
         "run": run.get("id"),
         "group": group,
         "machine": run.get("machine"),
         "duration_s": (run.get("benchmark") or {}).get("duration_s"),
-        "series": [analyse_series(s, reference, stats) for s in series],
+        "series": [analyse_series(s, reference, stats, checkpoints) for s in series],
         "tpcc_p90_test": tpcc,
     }
+
+
+def recorded_checkpoints(results: Mapping[str, Any], run_id: Any) -> list[Mapping[str, Any]] | None:
+    """``results.checkpoints`` when the run records checkpoint times; a time that is not a
+    number is a ``RunFileError`` (kb check refuses it first)."""
+    found = results.get("checkpoints")
+    if not isinstance(found, list):
+        return None
+    for index, item in enumerate(found):
+        for key in ("started_s", "completed_s"):
+            value = item.get(key) if isinstance(item, Mapping) else "?"
+            if value is not None and _number(value) is None:
+                raise RunFileError(
+                    f"expected a number of seconds or null, got {value!r}",
+                    field=f"results.checkpoints[{index}].{key}",
+                    path=f"run {run_id}",
+                    hint="run kb check on this file",
+                )
+    return found
 
 
 _PROGRESS_KEYS = frozenset(
@@ -708,6 +803,7 @@ def run_facts(data: Mapping[str, Any], text: str | None = None) -> dict[str, Any
             "latency_percentiles_ms": percentiles,
             "latency_percentiles_from": results.get("latency_percentiles_from"),
             "progress": progress,
+            "checkpoints": results.get("checkpoints"),
         },
         "server_stats": {
             "checkpoints_timed": stats.get("checkpoints_timed"),

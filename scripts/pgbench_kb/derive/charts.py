@@ -293,12 +293,14 @@ def progress_svg(
     *,
     title: str,
     latency_ms: list[Any] | None = None,
+    checkpoints: list[tuple[float | None, float | None]] | None = None,
     width: int = NARROW,
 ) -> str | None:
     """tps over time from a ``-P`` progress series and, where pgbench logged it, the latency
     of each interval in a panel below on the same time axis; ``None`` with fewer than two
-    points. Drawn ``NARROW`` so that its text is never scaled down. Deterministic text (same
-    series, same bytes)."""
+    points. ``checkpoints`` (start, end in seconds; None: before the first point, after the
+    last) are shaded in every panel, a dashed line at each start. Drawn ``NARROW`` so that its
+    text is never scaled down. Deterministic text (same series, same bytes)."""
     points = [
         (float(t), float(v))
         for t, v in zip(t_s or [], tps or [], strict=False)
@@ -318,11 +320,26 @@ def progress_svg(
     t_low, t_high = points[0][0], points[-1][0]
     t_span = (t_high - t_low) or 1.0
     parts = _svg_head(width, height, title)
+    shaded = _checkpoint_spans(checkpoints or [], t_low, t_high)
     for number, (name, series) in enumerate(panels):
         y0 = top + number * (panel_h + gap)
         ticks = nice_ticks(0.0, max(v for _, v in series), 3)
         high = ticks[-1] or 1.0
         parts.append(f'<text x="{left}" y="{y0 - 8}" font-weight="600">{escape(name)}</text>')
+        if shaded and number == 0:
+            parts.extend(_checkpoint_key(width - right, y0 - 8))
+        for start, end, marked in shaded:
+            x0 = left + (start - t_low) / t_span * plot_w
+            x1 = left + (end - t_low) / t_span * plot_w
+            parts.append(
+                f'<rect x="{x0:.1f}" y="{y0}" width="{max(x1 - x0, 1.0):.1f}" '
+                f'height="{panel_h}" fill="{CHECKPOINT_FILL}"/>'
+            )
+            if marked:
+                parts.append(
+                    f'<line x1="{x0:.1f}" x2="{x0:.1f}" y1="{y0}" y2="{y0 + panel_h}" '
+                    f'stroke="{CHECKPOINT_LINE}" stroke-dasharray="3 2"/>'
+                )
         for value in ticks:
             y = y0 + panel_h - value / high * panel_h
             parts.append(
@@ -353,6 +370,40 @@ def progress_svg(
         "time into the run</text></svg>"
     )
     return "\n".join(parts) + "\n"
+
+
+#: A checkpoint's span on a progress chart: a pale amber band, its start a dashed darker line
+#: (the band's edge alone would be lost beside a grid line).
+CHECKPOINT_FILL = "#f6dfb3"
+CHECKPOINT_LINE = "#9a5b00"
+
+
+def _checkpoint_spans(
+    checkpoints: list[tuple[float | None, float | None]], t_low: float, t_high: float
+) -> list[tuple[float, float, bool]]:
+    """The part of each checkpoint inside the chart's time axis: (from, to, whether its start
+    is on the chart), in time order; checkpoints wholly outside it are left out."""
+    spans = []
+    for start, end in checkpoints:
+        begin = t_low if start is None else max(start, t_low)
+        finish = t_high if end is None else min(end, t_high)
+        if begin > t_high or finish < t_low or finish < begin:
+            continue
+        spans.append((begin, finish, start is not None and start >= t_low))
+    return sorted(spans)
+
+
+def _checkpoint_key(right_x: float, baseline: float) -> list[str]:
+    """The key at the top right of the first panel (a swatch, then "checkpoint"): what the
+    shading means."""
+    label = "checkpoint"
+    text_w = len(label) * TEXT_PX * 0.55
+    swatch_x = right_x - text_w - 14
+    return [
+        f'<rect x="{swatch_x:.1f}" y="{baseline - 10}" width="10" height="10" '
+        f'fill="{CHECKPOINT_FILL}" stroke="{CHECKPOINT_LINE}"/>',
+        f'<text x="{right_x}" y="{baseline}" text-anchor="end">{label}</text>',
+    ]
 
 
 def runs_svg(sides: list[dict[str, Any]], *, title: str, width: int = NARROW) -> str | None:

@@ -238,7 +238,9 @@ def comparison_shown(
     chart shows them)."""
     cid = knowledge.page_slug(str(comparison.get("id")))
     raw_a, raw_b = comparison.get("a") or {}, comparison.get("b") or {}
-    value_a, value_b = knowledge.differing_values(raw_a.get("value"), raw_b.get("value"))
+    value_a, value_b = knowledge.differing_values(
+        raw_a.get("value"), raw_b.get("value"), str(comparison.get("factor"))
+    )
     if isinstance(raw_a.get("value"), dict) and max(len(value_a), len(value_b)) > LONG_VALUE:
         # Several fields changed together (a storage layout, a set of settings): each side
         # as its configuration reads, not a list of every field that differs.
@@ -292,9 +294,11 @@ def comparison_shown(
         "verdict_words": sentence,
         "a": a,
         "b": b,
-        "context": f"On {comparison.get('machine')}. A: "
-        f"{group_words.get(str(raw_a.get('group'))) or short_a}. B: "
-        f"{group_words.get(str(raw_b.get('group'))) or short_b}.",
+        "context": context_words(
+            str(comparison.get("machine")),
+            group_words.get(str(raw_a.get("group"))) or short_a,
+            group_words.get(str(raw_b.get("group"))) or short_b,
+        ),
         "held": knowledge.held_words(comparison.get("held_equal")),
         "caveats": [f"Confound: {x['text']}." for x in comparison.get("confounds") or []]
         + knowledge.caveat_words(comparison.get("differs_also")),
@@ -306,6 +310,14 @@ def comparison_shown(
             (comparison.get("held_equal") or {}).get("benchmark.workload.name") or "workload varies"
         ),
     }
+
+
+def context_words(machine: str, words_a: str, words_b: str) -> str:
+    """Where a comparison ran and what each side is, beyond the factor its title names; said
+    once when the two sides read the same (the factor is all that sets them apart)."""
+    if words_a == words_b:
+        return f"On {machine}; both sides: {words_a}."
+    return f"On {machine}. A: {words_a}. B: {words_b}."
 
 
 def session_words(comparison: dict[str, Any]) -> str:

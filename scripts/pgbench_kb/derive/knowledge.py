@@ -15,6 +15,7 @@ from typing import Any
 
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive import labels
+from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
 #: The comparison pages, in menu order: (slug, title, what it is about, factor prefixes).
 #: A comparison goes to the first family one of whose prefixes starts its factor (for a
@@ -186,11 +187,34 @@ def from_records(records: list[Any], root: Path | None = None) -> dict[str, Any]
     return knowledge_from_runs(records, claims, latency=True)
 
 
-def _value(value: Any) -> str:
-    if type(value) is str:  # the common case, written as it is
-        return value
+#: Where a WAL volume sits, as a reader says it.
+PLACEMENT_WORDS = {
+    "with-data": "with the data",
+    "own-disk": "own disk",
+    "own-array": "own array",
+    "own-partition": "own partition",
+}
+#: The run format's enumerations that read as codes ("raid10", "hdd"), by the end of their
+#: field's path, with the words the pages use for them elsewhere.
+ENUM_WORDS: tuple[tuple[str, dict[str, str]], ...] = (
+    (".array.level", LEVEL_NAMES),
+    (".array.media", MEDIA_NAMES),
+    ("storage.wal.placement", PLACEMENT_WORDS),
+)
+
+
+def _enum_words(field: str | None, value: str) -> str:
+    for suffix, words in ENUM_WORDS:
+        if field and field.endswith(suffix):
+            return words.get(value, value)
+    return value
+
+
+def _value(value: Any, field: str | None = None) -> str:
+    if type(value) is str:  # the common case, written as it is (an enumeration as words)
+        return _enum_words(field, value) if field else value
     if isinstance(value, dict):
-        return ", ".join(f"{field_label(k)} {_value(v)}" for k, v in value.items())
+        return ", ".join(f"{field_label(k)} {_value(v, k)}" for k, v in value.items())
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float | int):
@@ -215,15 +239,33 @@ def spread_words(spread: dict[str, Any] | None) -> str | None:
     return ", ".join(parts) or None
 
 
-def differing_values(a: Any, b: Any) -> tuple[str, str]:
-    """Both sides' values written short; of several fields only those that differ."""
+#: A workload's name; a builtin script of the same name says nothing more.
+WORKLOAD_NAME = "benchmark.workload.name"
+
+
+def _said_by_the_name(key: str, keys: list[str]) -> bool:
+    """A ``benchmark.workload.scripts.N.builtin`` beside a differing workload name: a builtin
+    workload is named after its one script."""
+    return (
+        WORKLOAD_NAME in keys
+        and key.startswith("benchmark.workload.scripts.")
+        and (key.endswith(".builtin"))
+    )
+
+
+def differing_values(a: Any, b: Any, field: str | None = None) -> tuple[str, str]:
+    """Both sides' values written short; of several fields only those that differ (a builtin
+    workload: its name only, as the comparison's title names the field)."""
     if isinstance(a, dict) and isinstance(b, dict):
         keys = [k for k in a if a.get(k) != b.get(k)] or list(a)
+        keys = [k for k in keys if not _said_by_the_name(k, keys)]
+        if keys == [WORKLOAD_NAME]:
+            return _value(a.get(WORKLOAD_NAME)), _value(b.get(WORKLOAD_NAME))
         return (
-            ", ".join(f"{field_label(k)} {_value(a.get(k))}" for k in keys),
-            ", ".join(f"{field_label(k)} {_value(b.get(k))}" for k in keys),
+            ", ".join(f"{field_label(k)} {_value(a.get(k), k)}" for k in keys),
+            ", ".join(f"{field_label(k)} {_value(b.get(k), k)}" for k in keys),
         )
-    return _value(a), _value(b)
+    return _value(a, field), _value(b, field)
 
 
 def field_label(path: str) -> str:
@@ -269,13 +311,17 @@ def factor_words(factor: str) -> str:
 
 
 def held_words(held: dict[str, Any] | None) -> list[str]:
-    return [f"{field_label(k)} = {_value(v)}" for k, v in sorted((held or {}).items())]
+    return [f"{field_label(k)} = {_value(v, k)}" for k, v in sorted((held or {}).items())]
 
 
 def caveat_words(differs: list[dict[str, Any]] | None) -> list[str]:
-    return [
-        f"{field_label(str(d.get('field')))} also differs: {_value(d.get('a'))} (A) vs "
-        f"{_value(d.get('b'))} (B)"
-        for d in differs or []
-        if isinstance(d, dict)
-    ]
+    words = []
+    for d in differs or []:
+        if not isinstance(d, dict):
+            continue
+        field = str(d.get("field"))
+        words.append(
+            f"{field_label(field)} also differs: {_value(d.get('a'), field)} (A) vs "
+            f"{_value(d.get('b'), field)} (B)"
+        )
+    return words

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import jsontext
-from pgbench_kb.derive import charts, runpage
+from pgbench_kb.derive import charts, checkpoints, runpage
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
@@ -46,6 +46,8 @@ class Progress:
     svg: str
     description_tail: str
     rows_json: str
+    #: Whether the run records checkpoint times (its rows then have a ``checkpoint`` cell).
+    marked: bool = False
 
 
 @dataclass
@@ -86,20 +88,34 @@ def progress_of(run: dict[str, Any]) -> Progress | None:
     progress = runpage._get(run, "results.progress") or {}
     t_s, tps = progress.get("t_s"), progress.get("tps")
     latency = progress.get("latency_ms") or []
+    interval = progress.get("interval_s") or 1
     every = "every second" if progress.get("interval_s") == 1 else "per progress interval"
-    svg = charts.progress_svg(t_s or [], tps or [], latency_ms=latency, title=(
-        f"tps and latency {every}" if any(isinstance(v, int | float) for v in latency)
-        else f"tps {every}"))  # fmt: skip
+    spans = checkpoints.spans_of(run)
+    shaded = " (checkpoints shaded)" if spans else ""
+    svg = charts.progress_svg(
+        t_s or [],
+        tps or [],
+        latency_ms=latency,
+        checkpoints=[(span.start, span.end) for span in spans or []],
+        title=(
+            f"tps and latency {every}{shaded}"
+            if any(isinstance(v, int | float) for v in latency)
+            else f"tps {every}{shaded}"
+        ),
+    )
     if svg is None:
         return None
     rows = []
     for index, (t, value) in enumerate(zip(t_s, tps, strict=False)):
         lat = latency[index] if index < len(latency) else None
-        rows.append({"t": fmt.figure(t), "tps": fmt.figure(value), "latency": fmt.figure(lat)})
+        row = {"t": fmt.figure(t), "tps": fmt.figure(value), "latency": fmt.figure(lat)}
+        if spans is not None and isinstance(t, int | float):
+            row["checkpoint"] = checkpoints.during(spans, float(t), float(interval))
+        rows.append(row)
     values = [v for v in tps if isinstance(v, int | float)]
     tail = (
         f" as pgbench reported it every "
-        f"{fmt.count(progress.get('interval_s') or 1, 'second')}: "
+        f"{fmt.count(interval, 'second')}: "
         f"{fmt.count(len(values), 'point')}, from {fmt.figure(float(min(values)))} to "
         f"{fmt.tps(float(max(values)))}"
         + (
@@ -107,26 +123,9 @@ def progress_of(run: dict[str, Any]) -> Progress | None:
             if any(isinstance(v, int | float) for v in latency)
             else ""
         )
-        + f". {checkpoint_words(run)}"
+        + f". {checkpoints.words(run)}"
     )
-    return Progress(svg, tail, _dumps(rows))
-
-
-def checkpoint_words(run: dict[str, Any]) -> str:
-    """What the run file says of checkpoints during the run: their number, from the server's
-    counters; their times are not recorded, so the chart cannot mark them."""
-    stats = run.get("server_stats") or {}
-    timed, requested = stats.get("checkpoints_timed"), stats.get("checkpoints_requested")
-    if not isinstance(timed, int) and not isinstance(requested, int):
-        return "The run file does not say whether a checkpoint ran during the run."
-    total = (timed or 0) + (requested or 0)
-    if total == 0:
-        return "No checkpoint ran during the run (the server's counters)."
-    return (
-        f"{fmt.count(total, 'checkpoint')} ran during the run ({timed or 0} timed, "
-        f"{requested or 0} requested, by the server's counters); their times were not "
-        "recorded, so the chart does not mark them."
-    )
+    return Progress(svg, tail, _dumps(rows), marked=spans is not None)
 
 
 def subtitle(row: dict[str, Any]) -> str:

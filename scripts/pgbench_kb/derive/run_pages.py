@@ -96,7 +96,8 @@ def run_page(
         progress = (
             f'{{"svg": {jsontext.strict(run.progress.svg)}, '
             f'"description": {jsontext.strict(description)}, '
-            f'"rows": {run.progress.rows_json}}}'
+            f'"rows": {run.progress.rows_json}, '
+            f'"checkpoints": {jsontext.strict(run.progress.marked)}}}'
         )
     row_json, tail_json = (made or RunJson(row, links)).texts()
     return (
