@@ -12,6 +12,7 @@ from pgbench_kb.derive import (
     knowledge,
     labels,
     links,
+    machine_noise,
     runpage,
 )
 from pgbench_kb.derive.source_pages import write_sources
@@ -23,9 +24,16 @@ HOME_RECENT = 12
 HOME_FINDINGS = 8
 
 
-def write_machines(site: Site, rows: list[dict[str, Any]], placed: dict[str, Any]) -> None:
-    """For each hardware note: its runs (server or client) and the comparisons on it."""
-    machines: dict[str, dict[str, Any]] = defaultdict(lambda: {"runs": [], "comparisons": []})
+def write_machines(
+    site: Site, rows: list[dict[str, Any]], placed: dict[str, Any], known: dict[str, Any]
+) -> None:
+    """For each hardware note: its runs (server or client), the comparisons on it, and how
+    much results move on it (``machine_noise``)."""
+    machines: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"runs": [], "comparisons": [], "noise": []}
+    )
+    for machine, words in machine_noise.machine_noise(known).items():
+        machines[machine]["noise"] = words
     for row in rows:
         for slug in {row["machine"], row["client_machine"]} - {None}:
             machines[str(slug)]["runs"].append(table_row(row))

@@ -112,7 +112,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
         write_run_lists(site, rows_by_date)
         write_group_list(site, placed["groups"])
-        write_machines(site, rows_by_date, placed)
+        write_machines(site, rows_by_date, placed, known)
         write_explorer(site, rows_by_date, placed, known, facets)
         answers = build_answers(known, placed, root)
         write_answers(site, answers)

@@ -1,0 +1,85 @@
+"""How much results move on a machine, in sentences for its hardware page: the spread of
+repeats inside one bench session, and how far a new session moves a result (the between-session
+variance ``analyze.sessions`` estimates, per design). A reader needs both to weigh a difference
+measured on the machine."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from pgbench_kb.derive import format as fmt
+
+#: Repeats below this many give a CV too rough to summarise a machine by.
+MIN_RUNS = 3
+
+
+def _design_words(how_run: dict[str, Any]) -> str:
+    """``runs of 60 s after a 10 s warm-up`` — how the runs of an estimate were made."""
+    duration = how_run.get("benchmark.duration_s")
+    per_client = how_run.get("benchmark.transactions_per_client")
+    warmup = how_run.get("benchmark.warmup")
+    warm = warmup.get("duration_s") if isinstance(warmup, dict) else None
+    if isinstance(duration, int | float):
+        words = f"runs of {fmt.seconds(duration)}"
+    elif isinstance(per_client, int):
+        words = f"runs of {fmt.count(per_client, 'transaction')} per client"
+    else:
+        words = "runs of a length not stated"
+    if isinstance(warm, int | float) and warm > 0:
+        words += f" after a {fmt.seconds(warm)} warm-up"
+    else:
+        words += " without a warm-up"
+    return words
+
+
+def within_words(cvs: list[float]) -> str:
+    low, high = fmt.percent(min(cvs)), fmt.percent(max(cvs))
+    return (
+        f"Inside one bench session, the runs of a configuration varied by "
+        f"{fmt.percent(statistics.median(cvs))} at the median (coefficient of variation; "
+        f"{low} to {high} over {fmt.count(len(cvs), 'configuration')} of {MIN_RUNS} or more "
+        "runs)."
+    )
+
+
+def between_words(estimate: dict[str, Any]) -> str:
+    return (
+        f"Between bench sessions, for {_design_words(estimate.get('how_run') or {})}: a new "
+        f"session moves a configuration's result by about {fmt.percent(estimate['cv_pct'])} "
+        f"(coefficient of variation of the session effect, from "
+        f"{fmt.count(estimate['configurations'], 'configuration')} measured in more than one "
+        f"session: {fmt.count(estimate['sessions'], 'session mean')} in all, "
+        f"{fmt.count(estimate['df'], 'degree')} of freedom)."
+    )
+
+
+NO_BETWEEN = (
+    "No configuration of this machine has been measured in two bench sessions with its runs "
+    "made the same way, so nothing here says how far a new session moves a result: results "
+    "of different sessions are not compared."
+)
+
+
+def machine_noise(known: dict[str, Any]) -> dict[str, list[str]]:
+    """Per machine measured by the bench: the sentences of its "how much results move"
+    section (none for a machine known only from publications)."""
+    cvs: dict[str, list[float]] = defaultdict(list)
+    for group in known.get("groups") or []:
+        cv = (group.get("spread") or {}).get("cv_pct")
+        measured = group.get("origin") == "measured" and (group.get("n") or 0) >= MIN_RUNS
+        if measured and isinstance(cv, int | float):
+            cvs[str(group.get("machine"))].append(float(cv))
+    out: dict[str, list[str]] = {}
+    for entry in known.get("sessions") or []:
+        machine = str(entry.get("machine"))
+        words = [f"Measured in {fmt.count(len(entry.get('sessions') or []), 'bench session')}."]
+        if cvs.get(machine):
+            words.append(within_words(cvs[machine]))
+        designs = entry.get("by_design") or []
+        words.extend(between_words(d) for d in designs)
+        if not designs:
+            words.append(NO_BETWEEN)
+        out[machine] = words
+    return out
