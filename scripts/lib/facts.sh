@@ -108,6 +108,12 @@ kb_facts_stats() {
   if ((version >= 170000)); then
     queries+=("SELECT 'checkpointer', row_to_json(s) FROM pg_stat_checkpointer s")
   fi
+  if ((version >= 160000)); then
+    # Blocks client backends wrote themselves (to evict a dirty buffer): pg_stat_bgwriter's
+    # buffers_backend until 16, only here from 17 on.
+    queries+=("SELECT 'io_backend', json_build_object('writes', coalesce(sum(writes), 0))
+               FROM pg_stat_io WHERE backend_type = 'client backend' AND object = 'relation'")
+  fi
   if ((version >= 140000)); then
     queries+=("SELECT 'wal', row_to_json(s) FROM pg_stat_wal s")
   fi

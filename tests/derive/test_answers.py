@@ -170,3 +170,19 @@ def test_mistakes_in_answers_yaml_are_one_line_errors(tmp_path: Path, edit, word
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert lines[0].startswith("error: data/answers.yaml:") and words in lines[0], lines[0]
     assert not (root / "build" / "site" / "content" / "answers").exists()
+
+
+def test_a_set_within_the_noise_is_bounded_by_its_intervals():
+    """``{set.bound}``: where the 95% intervals of comparisons within the noise leave any
+    difference — from the lowest low to the highest high; comparisons with a verdict and
+    those without an interval do not bound it."""
+    from pgbench_kb.derive.answer_pages import _Set
+
+    items = [
+        {"verdict": "within_noise", "test": {"ci95_ratio": [0.97, 1.02]}},
+        {"verdict": "within_noise", "test": {"ci95_ratio": [0.99, 1.05]}},
+        {"verdict": "higher", "test": {"ci95_ratio": [1.2, 1.4]}},
+        {"verdict": "within_noise", "test": {"ci95_ratio": None}},
+    ]
+    assert _Set(items, {}).bound == "between −3.0% and +5.0%"
+    assert _Set(items[2:], {}).bound == "not bounded"

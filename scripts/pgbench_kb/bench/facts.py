@@ -481,7 +481,9 @@ def server_stats(trial: Path) -> dict[str, Any] | None:
         timed = _delta(before, after, "checkpointer", "num_timed")
         requested = _delta(before, after, "checkpointer", "num_requested")
         written = _delta(before, after, "checkpointer", "buffers_written")
-        backend = None  # counted in pg_stat_io from 17 on
+        # pg_stat_bgwriter lost buffers_backend in 17: pg_stat_io counts them (writes by
+        # client backends to relations, one per block).
+        backend = _delta(before, after, "io_backend", "writes")
     else:
         timed = _delta(before, after, "bgwriter", "checkpoints_timed")
         requested = _delta(before, after, "bgwriter", "checkpoints_req")

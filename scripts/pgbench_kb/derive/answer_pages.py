@@ -223,6 +223,27 @@ class _Set:
         return verdict_counts([c.get("verdict") for c in self.items])
 
     @property
+    def bound(self) -> str:
+        """``between −3.1% and +2.4%``: where the 95% intervals of the comparisons within the
+        noise leave any difference (from the lowest of their lows to the highest of their
+        highs), or ``not bounded`` when none has an interval."""
+        lows, highs = [], []
+        for c in self.items:
+            interval = (c.get("test") or {}).get("ci95_ratio")
+            if (
+                c.get("verdict") == "within_noise"
+                and isinstance(interval, list)
+                and (len(interval) == 2 and all(isinstance(v, int | float) for v in interval))
+            ):
+                lows.append(float(interval[0]))
+                highs.append(float(interval[1]))
+        if not lows:
+            return "not bounded"
+        return (
+            f"between {fmt.change(100 * (min(lows) - 1))} and {fmt.change(100 * (max(highs) - 1))}"
+        )
+
+    @property
     def machines(self) -> str:
         return _and(sorted({str(c.get("machine")).split(" ")[0] for c in self.items})) or "none"
 
