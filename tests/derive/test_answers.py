@@ -173,16 +173,19 @@ def test_mistakes_in_answers_yaml_are_one_line_errors(tmp_path: Path, edit, word
 
 
 def test_a_set_within_the_noise_is_bounded_by_its_intervals():
-    """``{set.bound}``: where the 95% intervals of comparisons within the noise leave any
-    difference — from the lowest low to the highest high; comparisons with a verdict and
-    those without an interval do not bound it."""
+    """``{set.bound}``: where the 95% intervals of comparisons within the noise, inside one
+    session, leave any difference — from the lowest low to the highest high; comparisons with
+    a verdict, across sessions or without an interval do not bound it."""
     from pgbench_kb.derive.answer_pages import _Set
 
+    one = {"shared": True}
     items = [
-        {"verdict": "within_noise", "test": {"ci95_ratio": [0.97, 1.02]}},
-        {"verdict": "within_noise", "test": {"ci95_ratio": [0.99, 1.05]}},
-        {"verdict": "higher", "test": {"ci95_ratio": [1.2, 1.4]}},
-        {"verdict": "within_noise", "test": {"ci95_ratio": None}},
+        {"verdict": "within_noise", "test": {"ci95_ratio": [0.97, 1.02]}, "sessions": one},
+        {"verdict": "within_noise", "test": {"ci95_ratio": [0.99, 1.05]}, "sessions": one},
+        {"verdict": "higher", "test": {"ci95_ratio": [1.2, 1.4]}, "sessions": one},
+        {"verdict": "within_noise", "test": {"ci95_ratio": None}, "sessions": one},
+        # across sessions: a wider interval, not the bound of one session's noise
+        {"verdict": "within_noise", "test": {"ci95_ratio": [0.6, 1.6]}, "sessions": {}},
     ]
     assert _Set(items, {}).bound == "between −3.0% and +5.0%"
     assert _Set(items[2:], {}).bound == "not bounded"

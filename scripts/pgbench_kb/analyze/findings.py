@@ -96,7 +96,7 @@ def _noise(c: dict[str, Any]) -> str:
         where = (
             f"outside the noise of repeats and of bench sessions (the sessions' variance "
             f"estimated from {count(between['configurations'], 'configuration')} measured "
-            f"in {between['sessions']} sessions)"
+            f"in more than one session, {between['sessions']} session means)"
         )
     elif basis == "one session":
         where = "outside the noise of the repeats, all measured in one bench session"

@@ -172,6 +172,10 @@ def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRe
         disturbed=disturbed_reason(data.get("machine_load")),
     )
     for dotted, value in flat.items():
+        if dotted == "benchmark.other_flags":
+            value = instrumentation_dropped(value)
+            if not value:
+                continue
         kind = kind_of(dotted)
         if kind == "factor":
             rec.factors[dotted] = value
@@ -185,6 +189,15 @@ def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRe
     if session is not None:
         rec.incidental["repeat.session"] = session
     return rec
+
+
+def instrumentation_dropped(flags: Any) -> Any:
+    """pgbench's other options without ``--sampling-rate``: the harness picks a rate per trial
+    for a number of logged latencies, so it varies with each run's throughput and says nothing
+    about the configuration (two groups must not look different for it)."""
+    if not isinstance(flags, tuple):
+        return flags
+    return tuple(f for f in flags if not str(f).startswith("--sampling-rate"))
 
 
 def _load_one(path_and_shown: tuple[str, str]) -> RunRecord | str:

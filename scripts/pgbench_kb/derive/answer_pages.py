@@ -225,23 +225,25 @@ class _Set:
     @property
     def bound(self) -> str:
         """``between −3.1% and +2.4%``: where the 95% intervals of the comparisons within the
-        noise leave any difference (from the lowest of their lows to the highest of their
-        highs), or ``not bounded`` when none has an interval."""
+        noise measured inside one bench session leave any difference (from the lowest of their
+        lows to the highest of their highs), or ``not bounded`` when none has an interval."""
         lows, highs = [], []
         for c in self.items:
             interval = (c.get("test") or {}).get("ci95_ratio")
+            one_session = (c.get("sessions") or {}).get("shared") is True
             if (
                 c.get("verdict") == "within_noise"
+                and one_session
                 and isinstance(interval, list)
-                and (len(interval) == 2 and all(isinstance(v, int | float) for v in interval))
+                and len(interval) == 2
+                and all(isinstance(v, int | float) for v in interval)
             ):
                 lows.append(float(interval[0]))
                 highs.append(float(interval[1]))
         if not lows:
             return "not bounded"
-        return (
-            f"between {fmt.change(100 * (min(lows) - 1))} and {fmt.change(100 * (max(highs) - 1))}"
-        )
+        low, high = fmt.change(100 * (min(lows) - 1)), fmt.change(100 * (max(highs) - 1))
+        return f"between {low} and {high}"
 
     @property
     def machines(self) -> str:

@@ -333,8 +333,8 @@ def session_words(comparison: dict[str, Any]) -> str:
     if isinstance(between, dict):
         return (
             ". The interval includes the variance between bench sessions, estimated from "
-            f"{fmt.count(between.get('configurations'), 'configuration')} measured in "
-            f"{between.get('sessions')} sessions of this machine"
+            f"{fmt.count(between.get('configurations'), 'configuration')} of this machine "
+            f"measured in more than one session ({between.get('sessions')} session means)"
         )
     noise = comparison.get("noise_context")
     if verdict == "spread_unknown" and isinstance(noise, dict):
