@@ -11,7 +11,7 @@ from pgbench_kb.derive.machine_noise import NO_BETWEEN, machine_noise
 
 BASE = {"benchmark.workload.name": "select-only", "benchmark.scale": 8, "benchmark.clients": 4}
 OTHER = {**BASE, "postgres.settings.shared_buffers": "1GB"}
-DESIGN = {"benchmark.duration_s": 60, "benchmark.warmup": {"duration_s": 10.0}}
+DESIGN = {"benchmark.duration_s": 60, "benchmark.warmup.duration_s": 10.0}
 
 
 def group(name: str, values: list[float], factors: dict, session: str) -> list:

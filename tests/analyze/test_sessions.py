@@ -161,7 +161,7 @@ def test_a_between_session_estimate_serves_only_comparisons_of_its_own_design() 
     )
     (summary,) = known["sessions"]
     assert summary["between"]["configurations"] == 1
-    assert [d["how_run"]["benchmark.duration_s"] for d in summary["by_design"]] == [60]
+    assert [d["how_run"] for d in summary["by_design"]] == [{"benchmark.duration_s": 60}]
     short_cross = [
         c for c in setting_comparisons(known)
         if "short-base-s1" in c["a"]["group"] + c["b"]["group"]

@@ -218,7 +218,14 @@ def design_of(group: Any) -> tuple[str, ...]:
     """How a group's runs were made (``HOW_RUN``: run length, warm-up, pgbench's version), as
     a key: sessions are pooled for the between-session variance only with the design held
     constant."""
-    return tuple(repr(group.incidental.get(name)) for name in HOW_RUN)
+    return tuple(
+        repr(
+            sorted(
+                (k, v) for k, v in group.incidental.items() if k == name or k.startswith(name + ".")
+            )
+        )
+        for name in HOW_RUN
+    )
 
 
 def machine_between(groups: list[Any]) -> dict[Any, Between]:
@@ -253,7 +260,12 @@ def sessions_summary(groups: list[Any]) -> list[dict[str, Any]]:
         if session.startswith("bench "):
             entry["sessions"].add(session)
         how_run.setdefault(
-            (g.hardware_key, design_of(g)), {name: g.incidental.get(name) for name in HOW_RUN}
+            (g.hardware_key, design_of(g)),
+            {
+                k: v
+                for k, v in sorted(g.incidental.items())
+                if any(k == name or k.startswith(name + ".") for name in HOW_RUN)
+            },
         )
     out = []
     for hardware, entry in machines.items():

@@ -19,8 +19,7 @@ def _design_words(how_run: dict[str, Any]) -> str:
     """``runs of 60 s after a 10 s warm-up`` — how the runs of an estimate were made."""
     duration = how_run.get("benchmark.duration_s")
     per_client = how_run.get("benchmark.transactions_per_client")
-    warmup = how_run.get("benchmark.warmup")
-    warm = warmup.get("duration_s") if isinstance(warmup, dict) else None
+    warm = how_run.get("benchmark.warmup.duration_s")
     if isinstance(duration, int | float):
         words = f"runs of {fmt.seconds(duration)}"
     elif isinstance(per_client, int):
@@ -71,15 +70,20 @@ def machine_noise(known: dict[str, Any]) -> dict[str, list[str]]:
         measured = group.get("origin") == "measured" and (group.get("n") or 0) >= MIN_RUNS
         if measured and isinstance(cv, int | float):
             cvs[str(group.get("machine"))].append(float(cv))
-    out: dict[str, list[str]] = {}
+    # A machine whose facts changed (a new kernel) has an entry per set of facts: one section.
+    sessions: dict[str, set[str]] = defaultdict(set)
+    designs: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entry in known.get("sessions") or []:
         machine = str(entry.get("machine"))
-        words = [f"Measured in {fmt.count(len(entry.get('sessions') or []), 'bench session')}."]
+        sessions[machine].update(entry.get("sessions") or [])
+        designs[machine].extend(entry.get("by_design") or [])
+    out: dict[str, list[str]] = {}
+    for machine in sorted(sessions):
+        words = [f"Measured in {fmt.count(len(sessions[machine]), 'bench session')}."]
         if cvs.get(machine):
             words.append(within_words(cvs[machine]))
-        designs = entry.get("by_design") or []
-        words.extend(between_words(d) for d in designs)
-        if not designs:
+        words.extend(between_words(d) for d in designs[machine])
+        if not designs[machine]:
             words.append(NO_BETWEEN)
         out[machine] = words
     return out
