@@ -23,8 +23,8 @@ pytestmark = pytest.mark.site
 WORD = "zyzzyva"
 #: (folder, machine, tps): plant-a holds the best and the worst, plant-b the second best.
 PLANTED = (
-    ("plant-a-best", "plant-a", 98765.4),
-    ("plant-b-second", "plant-b", 98765.3),
+    ("plant-a-best", "plant-a", 987654.4),
+    ("plant-b-second", "plant-b", 987654.3),
     ("plant-a-worst", "plant-a", 12.5),
 )
 
@@ -282,7 +282,7 @@ def test_paging_continues_the_tps_order(planted_site, browser):
         ]
         assert len(figures) == min(total, 60)
         assert figures == sorted(figures, reverse=True)
-        assert figures[:2] == [98765.4, 98765.3]
+        assert figures[:2] == [987654.4, 987654.3]
         assert problems == []
 
 

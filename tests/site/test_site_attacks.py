@@ -24,7 +24,8 @@ CSP = (
     "img-src 'self'; connect-src 'self'; font-src 'self'; manifest-src 'self'; "
     "base-uri 'none'; form-action 'self'; object-src 'none'"
 )
-FIRST_RUN = "20261123T130320Z-kb-dev-epyc-2c-select-only-s10-c4-24197e43"
+#: A shipped run with a progress chart that shades its checkpoints (inline SVG under the policy).
+FIRST_RUN = "20261127T014210Z-kb-dev-epyc-2c-tpcb-like-s8-c4-658f5881"
 
 
 @pytest.fixture(scope="module")
