@@ -28,8 +28,9 @@ def test_sessions_within_and_between_in_words():
     (words,) = machine_noise(known).values()
     assert words[0] == "Measured in 2 bench sessions."
     assert words[1] == (
-        "Inside one bench session, the runs of a configuration varied by 0.95% at the median "
-        "(coefficient of variation; 0.91% to 2% over 4 configurations of 3 or more runs)."
+        "Inside one bench session, for runs of 60 s after a 10 s warm-up: the runs of a "
+        "configuration varied by 0.95% at the median (coefficient of variation; 0.91% to 2% "
+        "over 4 configurations of 3 or more runs)."
     )
     # Both configurations 10% higher in the second session: the session effect is about
     # 6.7% (a shift of ln 1.1 between two sessions), less what the repeats' noise explains.

@@ -33,10 +33,10 @@ def _design_words(how_run: dict[str, Any]) -> str:
     return words
 
 
-def within_words(cvs: list[float]) -> str:
+def within_words(design: str, cvs: list[float]) -> str:
     low, high = fmt.percent(min(cvs)), fmt.percent(max(cvs))
     return (
-        f"Inside one bench session, the runs of a configuration varied by "
+        f"Inside one bench session, for {design}: the runs of a configuration varied by "
         f"{fmt.percent(statistics.median(cvs))} at the median (coefficient of variation; "
         f"{low} to {high} over {fmt.count(len(cvs), 'configuration')} of {MIN_RUNS} or more "
         "runs)."
@@ -44,9 +44,15 @@ def within_words(cvs: list[float]) -> str:
 
 
 def between_words(estimate: dict[str, Any]) -> str:
+    cv = estimate["cv_pct"]
+    moves = (
+        f"moves a configuration's result by about {fmt.percent(cv)}"
+        if cv
+        else "moved a configuration's result no more than its repeats' own noise explains"
+    )
     return (
         f"Between bench sessions, for {_design_words(estimate.get('how_run') or {})}: a new "
-        f"session moves a configuration's result by about {fmt.percent(estimate['cv_pct'])} "
+        f"session {moves} "
         f"(coefficient of variation of the session effect, from "
         f"{fmt.count(estimate['configurations'], 'configuration')} measured in more than one "
         f"session: {fmt.count(estimate['sessions'], 'session mean')} in all, "
@@ -64,12 +70,15 @@ NO_BETWEEN = (
 def machine_noise(known: dict[str, Any]) -> dict[str, list[str]]:
     """Per machine measured by the bench: the sentences of its "how much results move"
     section (none for a machine known only from publications)."""
-    cvs: dict[str, list[float]] = defaultdict(list)
+    # Per machine and design (how the runs were made): a busy campaign of 8-second trials and
+    # a quiet one of minute-long trials are two different stories.
+    cvs: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for group in known.get("groups") or []:
         cv = (group.get("spread") or {}).get("cv_pct")
         measured = group.get("origin") == "measured" and (group.get("n") or 0) >= MIN_RUNS
         if measured and isinstance(cv, int | float):
-            cvs[str(group.get("machine"))].append(float(cv))
+            design = _design_words(group.get("incidental") or {})
+            cvs[str(group.get("machine"))][design].append(float(cv))
     # A machine whose facts changed (a new kernel) has an entry per set of facts: one section.
     sessions: dict[str, set[str]] = defaultdict(set)
     designs: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -80,8 +89,8 @@ def machine_noise(known: dict[str, Any]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for machine in sorted(sessions):
         words = [f"Measured in {fmt.count(len(sessions[machine]), 'bench session')}."]
-        if cvs.get(machine):
-            words.append(within_words(cvs[machine]))
+        by_design = sorted(cvs.get(machine, {}).items(), key=lambda item: -len(item[1]))
+        words.extend(within_words(design, values) for design, values in by_design)
         words.extend(between_words(d) for d in designs[machine])
         if not designs[machine]:
             words.append(NO_BETWEEN)
