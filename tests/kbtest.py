@@ -207,3 +207,36 @@ def random_synth_run(rng, index: int) -> dict:
         "day": "2025-03-04",
     }
     return synth_run(rng, index, 1, shape)[0]
+
+
+#: How Chromium reports a request it abandoned itself, because the page navigated away while the
+#: request was in flight (a search fragment still loading when a result is clicked). It is the
+#: browser's doing, not the site's, so it is not counted as a failed request.
+ABANDONED_BY_NAVIGATION = "net::ERR_ABORTED"
+
+
+def watch_page(page, base: str | None = None) -> list[str]:
+    """The list a page fills with everything it does that it should not: console errors and
+    warnings, uncaught errors, failed requests, 4xx/5xx responses and, when ``base`` (the
+    served site's address) is given, requests leaving the site."""
+    problems: list[str] = []
+
+    def console(message) -> None:
+        if message.type in {"error", "warning"}:
+            problems.append(f"console {message.type}: {message.text}")
+
+    def failed(request) -> None:
+        if request.failure != ABANDONED_BY_NAVIGATION:
+            problems.append(f"failed ({request.failure}): {request.url}")
+
+    page.on("console", console)
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("requestfailed", failed)
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    if base is not None:
+        origin = "/".join(base.split("/", 3)[:3]) + "/"
+        page.on(
+            "request",
+            lambda r: r.url.startswith((origin, "data:")) or problems.append(f"outside: {r.url}"),
+        )
+    return problems

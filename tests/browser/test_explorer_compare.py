@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one, serve, serve_under
+from kbtest import build_site, copy_day_one, serve, serve_under, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -32,14 +32,6 @@ def public(tmp_path_factory) -> Path:
     return build_site(copy_day_one(tmp_path_factory.mktemp("explore") / "kb"))
 
 
-def problems_of(page) -> list[str]:
-    problems: list[str] = []
-    page.on("console", lambda m: m.type in {"error", "warning"} and problems.append(m.text))
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
-    return problems
-
-
 def visible_rows(page) -> list[str]:
     return page.locator("#explorer tbody tr:not([hidden])").all_inner_texts()
 
@@ -52,7 +44,7 @@ def version_parts(text: str) -> tuple[int, ...]:
 def test_facets_by_keyboard_with_versions_in_version_order(public, browser):
     with serve(public) as base:
         page = browser.new_page()
-        problems = problems_of(page)
+        problems = watch_page(page, base)
         page.goto(base + "results/")
         facets = page.locator(".explorer-facet summary").all_inner_texts()
         assert facets == [
@@ -146,7 +138,7 @@ def tick(page, key: str) -> None:
 def test_compare_two_from_the_explorer_by_keyboard(public, browser, prefix):
     with serve_under(public, prefix) if prefix else serve(public) as base:
         page = browser.new_page()
-        problems = problems_of(page)
+        problems = watch_page(page, base)
         page.goto(base + "results/")
         link = page.locator("#explorer-compare")
         assert link.get_attribute("aria-disabled") == "true"
@@ -189,7 +181,7 @@ def test_compare_two_from_the_explorer_by_keyboard(public, browser, prefix):
 def test_compare_says_in_words_why_there_is_no_verdict(public, browser):
     with serve(public) as base:
         page = browser.new_page()
-        problems = problems_of(page)
+        problems = watch_page(page, base)
         page.goto(f"{base}compare/?a={APART[0]}&b={APART[1]}")
         page.locator("#compare-result:not([hidden])").wait_for()
         words = page.locator("#compare-verdict").inner_text().lower()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_day_one_site_with_payload, serve, serve_under
+from kbtest import build_day_one_site_with_payload, serve, serve_under, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -52,33 +52,6 @@ def sampled_pages(public: Path) -> list[str]:
     return chosen
 
 
-class Watch:
-    """Everything a page does that it should not: console errors, failed or 4xx/5xx
-    requests, requests leaving the site, scripts from the payloads running."""
-
-    def __init__(self, page, base: str) -> None:
-        self.problems: list[str] = []
-        origin = base.split("/", 3)[:3]
-        self.origin = "/".join(origin) + "/"
-        page.on("console", self._console)
-        page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
-        page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url}"))
-        page.on("response", self._response)
-        page.on("request", self._request)
-
-    def _console(self, message) -> None:
-        if message.type in {"error", "warning"}:
-            self.problems.append(f"console {message.type}: {message.text}")
-
-    def _response(self, response) -> None:
-        if response.status >= 400:
-            self.problems.append(f"HTTP {response.status}: {response.url}")
-
-    def _request(self, request) -> None:
-        if not request.url.startswith(self.origin) and not request.url.startswith("data:"):
-            self.problems.append(f"outside request: {request.url}")
-
-
 @pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"])
 def test_every_page_loads_clean(public, browser, prefix):
     """No console error, no 404 (favicon included), no outside request, no payload run, on
@@ -87,11 +60,11 @@ def test_every_page_loads_clean(public, browser, prefix):
     server = serve_under(public, prefix) if prefix else serve(public)
     with server as base:
         page = browser.new_page()
-        watch = Watch(page, base)
+        problems = watch_page(page, base)
         for path in sampled_pages(public):
             page.goto(base + path, wait_until="networkidle")
             assert page.evaluate("typeof window.__kb_pwned") == "undefined", path
-        assert watch.problems == []
+        assert problems == []
 
 
 @pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"])
@@ -102,7 +75,7 @@ def test_search_finds_filters_and_opens_results(public, browser, prefix):
     server = serve_under(public, prefix) if prefix else serve(public)
     with server as base:
         page = browser.new_page()
-        watch = Watch(page, base)
+        problems = watch_page(page, base)
         page.goto(base + "search/?q=tpcb")
         results = page.locator("#search-results a")
         results.first.wait_for(timeout=15_000)
@@ -128,7 +101,7 @@ def test_search_finds_filters_and_opens_results(public, browser, prefix):
         results.first.click()
         page.wait_for_load_state("networkidle")
         assert page.locator("dl.run-figures").count() == 1
-        assert watch.problems == []
+        assert problems == []
 
 
 def test_home_search_box_hands_the_query_to_search(public, browser):

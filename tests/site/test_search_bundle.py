@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one, run_kb, serve, serve_under
+from kbtest import build_site, copy_day_one, run_kb, serve, serve_under, watch_page
 
 pytestmark = pytest.mark.site
 
@@ -189,15 +189,6 @@ def planted_site(tmp_path_factory) -> Path:
     return public
 
 
-def watch(page) -> list[str]:
-    problems: list[str] = []
-    page.on("console", lambda m: m.type in {"error", "warning"} and problems.append(m.text))
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed {r.url}"))
-    return problems
-
-
 def search(page, base: str, query: str) -> str:
     page.goto(f"{base}search/?{query}")
     page.wait_for_function(
@@ -215,7 +206,7 @@ def titles(page) -> list[str]:
 def test_results_of_two_machines_are_listed_in_tps_order(planted_site, browser, prefix):
     with serve_under(planted_site, prefix) if prefix else serve(planted_site) as base:
         page = browser.new_page()
-        problems = watch(page)
+        problems = watch_page(page, base)
         status = search(page, base, f"q={WORD}&sort=desc")
         assert status.startswith("3 pages"), status
         assert titles(page) == ["plant-a-best", "plant-b-second", "plant-a-worst"]
@@ -235,7 +226,7 @@ def test_a_tps_that_reads_the_same_is_ordered_by_its_exact_figure(planted_site, 
     two pages showing "55,554 tps" came out in bundle order, not by tps."""
     with serve(planted_site) as base:
         page = browser.new_page()
-        problems = watch(page)
+        problems = watch_page(page, base)
         search(page, base, f"q={TIE_WORD}&sort=desc")
         assert titles(page) == ["tie-b-top", "tie-a-next"]
         search(page, base, f"q={TIE_WORD}&sort=asc")
@@ -247,7 +238,7 @@ def test_a_tps_that_reads_the_same_is_ordered_by_its_exact_figure(planted_site, 
 def test_filter_counts_cover_every_machine(planted_site, browser):
     with serve(planted_site) as base:
         page = browser.new_page()
-        problems = watch(page)
+        problems = watch_page(page, base)
         search(page, base, f"q={WORD}")
         count = page.locator('input[data-filter="workload"][value="planted-work"] ~ .count')
         assert count.text_content() == "(3)"  # 2 pages on plant-a, 1 on plant-b
@@ -266,7 +257,7 @@ def test_paging_continues_the_tps_order(planted_site, browser):
     """Every page with a tps, 20 at a time: the second batch continues the order."""
     with serve(planted_site) as base:
         page = browser.new_page()
-        problems = watch(page)
+        problems = watch_page(page, base)
         status = search(page, base, "sort=desc")
         total = int(status.split(" ")[0])
         assert total > 40
@@ -344,7 +335,7 @@ def test_a_version_lists_that_postgresql_version_first(planted_site, browser):
     """Issue #21: "8.4" listed a RAID5 configuration of PostgreSQL 8.0 first."""
     with serve(planted_site) as base:
         page = browser.new_page()
-        problems = watch(page)
+        problems = watch_page(page, base)
         for query, version in (("8.4", "8.4"), ("PG 8.0", "8.0"), ("8.2.14", "8.2")):
             search(page, base, f"q={query}")
             hrefs = page.locator("#search-results a.search-title").evaluate_all(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_day_one_site_with_payload, serve, serve_under
+from kbtest import build_day_one_site_with_payload, serve, serve_under, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -25,25 +25,6 @@ def public(tmp_path_factory) -> Path:
 
 def served(public: Path, prefix: str):
     return serve_under(public, prefix) if prefix else serve(public)
-
-
-def watch(page, base: str) -> list[str]:
-    """Collects what the page must not do: console errors or warnings, failed or 4xx/5xx
-    requests, requests leaving the site."""
-    problems: list[str] = []
-    origin = "/".join(base.split("/", 3)[:3]) + "/"
-    page.on(
-        "console",
-        lambda m: m.type in {"error", "warning"} and problems.append(f"console: {m.text}"),
-    )
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}"))
-    page.on(
-        "request",
-        lambda r: r.url.startswith((origin, "data:")) or problems.append(f"outside: {r.url}"),
-    )
-    return problems
 
 
 def done_so_far(page) -> int:
@@ -96,7 +77,7 @@ def choose_order_by_keyboard(page, value: str) -> None:
 def test_order_by_tps_lists_the_figures_high_to_low_and_low_to_high(public, browser, prefix):
     with served(public, prefix) as base:
         page = browser.new_page()
-        problems = watch(page, base)
+        problems = watch_page(page, base)
         page.goto(base + "search/")
         assert settled(page) == "Type words, tick a filter or choose an order."
         status = after(page, lambda: choose_order_by_keyboard(page, "desc"))
@@ -138,7 +119,7 @@ def test_order_by_tps_lists_the_figures_high_to_low_and_low_to_high(public, brow
 def test_filters_narrow_by_keyboard_with_counts(public, browser, prefix):
     with served(public, prefix) as base:
         page = browser.new_page()
-        problems = watch(page, base)
+        problems = watch_page(page, base)
         page.goto(base + "search/?q=tpcb")
         everything = count_of(settled(page))
         summaries = page.locator(".search-filter summary").all_inner_texts()
@@ -174,7 +155,7 @@ def test_filters_narrow_by_keyboard_with_counts(public, browser, prefix):
 def test_an_empty_search_with_a_filter_lists_results_and_the_address_restores_it(public, browser):
     with serve(public) as base:
         page = browser.new_page()
-        problems = watch(page, base)
+        problems = watch_page(page, base)
         page.goto(base + "search/?f=origin:transcribed&sort=desc")
         status = settled(page)
         assert count_of(status) > 20 and status.endswith("highest first")
@@ -194,7 +175,7 @@ def test_text_from_the_index_is_shown_as_text(public, browser):
     shown as written, and only Pagefind's <mark> becomes an element."""
     with serve(public) as base:
         page = browser.new_page()
-        problems = watch(page, base)
+        problems = watch_page(page, base)
         page.goto(base + "search/?q=pwned")
         assert count_of(settled(page)) >= 1
         results = page.locator("#search-results")
