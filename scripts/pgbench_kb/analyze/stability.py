@@ -353,9 +353,11 @@ def checkpoint_alignment(
     }
 
 
-def _overlaps(checkpoint: Mapping[str, Any], start: float, end: float) -> bool:
-    begun, done = checkpoint.get("started_s"), checkpoint.get("completed_s")
-    return (begun is None or begun < end) and (done is None or done > start)
+def ran_during(begun: float | None, done: float | None, low: float, high: float) -> bool:
+    """Whether a checkpoint that began at ``begun`` and completed at ``done`` (seconds into the
+    run; None when it began before pgbench or was still running at its end) ran during any of
+    the interval (low, high]."""
+    return (begun is None or begun < high) and (done is None or done > low)
 
 
 def checkpoint_overlap(
@@ -375,7 +377,8 @@ def checkpoint_overlap(
     during = 0
     for stall in stalls:
         stall["during_checkpoint"] = any(
-            _overlaps(c, stall["start_s"], stall["end_s"]) for c in checkpoints
+            ran_during(c.get("started_s"), c.get("completed_s"), stall["start_s"], stall["end_s"])
+            for c in checkpoints
         )
         during += stall["during_checkpoint"]
     said = f"checkpoints during the run: {count} (their times from the server's log)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pgbench_kb.analyze.stability import ran_during
 from pgbench_kb.derive import format as fmt
 
 #: Listed one by one in the sentence up to this many; beyond, the first ones and "N more".
@@ -31,9 +32,7 @@ class Span:
 
     def covers(self, low: float, high: float) -> bool:
         """Whether the checkpoint ran during any of the interval (low, high]."""
-        starts_before_high = self.start is None or self.start < high
-        ends_after_low = self.end is None or self.end > low
-        return starts_before_high and ends_after_low
+        return ran_during(self.start, self.end, low, high)
 
 
 def _number(value: Any) -> float | None:
