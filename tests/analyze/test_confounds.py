@@ -105,3 +105,29 @@ def test_findings_put_storage_before_pgbench_parameters() -> None:
     topics = [f["topic"] for f in known["findings"]]
     assert topics == ["storage", "benchmark"]
     assert all(f["key"] for f in known["findings"])
+
+
+def test_a_commit_delay_that_could_never_apply_is_named() -> None:
+    """Found in the campaign: commit_delay 1000 with commit_siblings 4 at 4 clients never
+    delayed a commit (at most 3 other transactions), so its comparison measured noise."""
+    delay = {"postgres.settings.commit_delay": 1000, "benchmark.clients": 4}
+    inert = knowledge_from_runs(
+        group("base", 1000, **{"benchmark.clients": 4})
+        + group("delay", 1010, **delay, **{"postgres.settings.commit_siblings": 4})
+    )
+    c = only(inert, "commit_delay")
+    assert kinds(c) == ["inert_commit_delay"]
+    assert c["confounds"][0]["text"] == (
+        "on side B, commit_delay never applied: a commit waits only when at least "
+        "commit_siblings (4) other transactions are active, and 4 clients leave at most 3 others"
+    )
+    can = knowledge_from_runs(
+        group("base", 1000, **{"benchmark.clients": 4})
+        + group("delay", 1010, **delay, **{"postgres.settings.commit_siblings": 2})
+    )
+    assert only(can, "commit_delay")["confounds"] == []
+    # Not recorded (a source that does not state it): nothing is assumed.
+    unstated = knowledge_from_runs(
+        group("base", 1000, **{"benchmark.clients": 4}) + group("delay", 1010, **delay)
+    )
+    assert only(unstated, "commit_delay")["confounds"] == []

@@ -189,3 +189,30 @@ def test_a_set_within_the_noise_is_bounded_by_its_intervals():
     ]
     assert _Set(items, {}).bound == "between −3.0% and +5.0%"
     assert _Set(items[2:], {}).bound == "not bounded"
+
+
+def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(known: dict):
+    """Regression: the durability campaign's 90-second runs paired with the checkpoints
+    campaign's 120-second runs (both profiles share a configuration), and the answers counted
+    those verdict-less pairs as "4 of 8 not comparable". An incidental pair answers nothing:
+    sets and evidence leave it out, the page says how many were left out."""
+    planted = copy.deepcopy(known)
+    durability = [c for c in planted["comparisons"] if c.get("factor") == "postgres.settings.fsync"]
+    judged = [
+        c for c in durability
+        if c.get("verdict") == "higher" and str(c.get("machine")).startswith("kb-dev-epyc-2c")
+    ]  # fmt: skip
+    assert judged, "the shipped data has judged fsync comparisons"
+    before = {a["slug"]: a for a in build_answers(planted, {"families": {}}, REPO)}
+    for comparison in judged:
+        comparison["verdict"] = "not_comparable"
+        comparison["sessions"] = {"basis": "none", "how_run_differs": ["benchmark.duration_s"]}
+    after = {a["slug"]: a for a in build_answers(planted, {"families": {}}, REPO)}
+    figure = f"{min(c['change_pct'] for c in judged):+.1f}%"
+    assert figure in before["durability"]["lead"]
+    assert figure not in after["durability"]["lead"]
+    said = [u for u in after["durability"]["unknown"] if "run differently" in u]
+    count = int(said[0].split()[0])
+    assert count == int(
+        next(u for u in before["durability"]["unknown"] if "run differently" in u).split()[0]
+    ) + len(judged)

@@ -277,3 +277,28 @@ def test_kill_9_with_two_builds_leaves_no_server(bench: Bench):
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize(
+    ("clients", "siblings", "refused"),
+    [("[4]", "4", True), ("[1, 2, 4]", None, True), ("[4]", "3", False), ("[4, 8]", "4", False)],
+    ids=["siblings-4-at-4-clients", "default-5-at-4", "siblings-3-at-4", "8-clients-reach-4"],
+)
+def test_a_commit_delay_that_can_never_apply_is_refused(tmp_path: Path, clients, siblings, refused):
+    """Found in the campaign's durability runs: commit_delay with commit_siblings 4 at 4
+    clients never delayed (a commit counts at most the 3 other clients), so the set measured
+    nothing of commit_delay. Such a set is refused with the reason and the fix."""
+    own = f"    commit_siblings: {siblings}\n" if siblings else ""
+    text = (
+        f"description: x\nscales: [16]\nclients: {clients}\nworkloads: [tpcb-like]\n"
+        "duration_s: 1\nsettings_sets:\n  baseline: {}\n  delayed:\n    commit_delay: 1000\n" + own
+    )
+    path = _profile(tmp_path, text, "delay")
+    if not refused:
+        assert load_profile(str(path)).settings_sets[1][0] == "delayed"
+        return
+    with pytest.raises(ProfileError) as caught:
+        load_profile(str(path))
+    message = str(caught.value)
+    assert message.startswith(f"{path}:8: settings_sets.delayed: set 'delayed': commit_delay")
+    assert "the delay never applies (set commit_siblings to 3 or less" in message

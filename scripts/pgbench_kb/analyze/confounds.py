@@ -15,6 +15,11 @@ compared factor (or the workload it runs) that change what the comparison measur
   each other's row locks and the result measures that queue more than the factor.
 * ``unsafe``: a side runs with a setting that can lose or corrupt data after a crash
   (``fsync = off``, ``full_page_writes = off``): a reference point, never a recommendation.
+* ``inert_commit_delay``: a side sets ``commit_delay`` but records a ``commit_siblings`` no
+  client count can reach. PostgreSQL delays a commit only when at least ``commit_siblings``
+  *other* transactions are active, and C clients leave at most C − 1: the delay never applied,
+  so the comparison measures noise, not commit_delay. (Only a recorded ``commit_siblings``
+  counts: where a source does not state it, nothing is assumed.)
 
 Each entry is ``{"kind", "text"}``; the text is a sentence fragment that reads after
 "Confound:" and is written from the groups' own fields.
@@ -60,6 +65,28 @@ def unsafe_settings(factors: dict[str, Any]) -> list[str]:
         for path in UNSAFE_OFF
         if path in factors and is_off(factors[path])
     ]
+
+
+def _whole(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def inert_commit_delay(factors: dict[str, Any]) -> str | None:
+    """Why a group's commit_delay never applied, or None (see ``inert_commit_delay`` above)."""
+    delay = _whole(factors.get("postgres.settings.commit_delay"))
+    siblings = _whole(factors.get("postgres.settings.commit_siblings"))
+    clients = _whole(factors.get("benchmark.clients"))
+    if not delay or siblings is None or clients is None or siblings < clients:
+        return None
+    return (
+        f"commit_delay never applied: a commit waits only when at least commit_siblings "
+        f"({siblings}) other transactions are active, and {clients} client"
+        f"{'s' if clients != 1 else ''} leave at most {clients - 1} others"
+    )
 
 
 def _wal_fields(fields: frozenset[str]) -> bool:
@@ -119,6 +146,10 @@ def confounds_of(a: Any, b: Any, fields: frozenset[str]) -> list[dict[str, str]]
                 }
             )
             break
+    for side, group in (("A", a), ("B", b)):
+        inert = inert_commit_delay(group.factors)
+        if inert and "postgres.settings.commit_delay" in fields:
+            out.append({"kind": "inert_commit_delay", "text": f"on side {side}, {inert}"})
     unsafe = sorted(set(unsafe_settings(a.factors)) | set(unsafe_settings(b.factors)))
     if unsafe:
         out.append(

@@ -178,8 +178,10 @@ def judge(
     differs_also: list[dict[str, Any]],
 ) -> tuple[Test, dict[str, Any]]:
     """The test of B against A and what it rests on (``sessions`` of the comparison JSON):
-    ``{"a", "b", "shared", "basis", "between"}``. ``values`` gives a group's per-run values
-    of the metric compared; ``between`` the machines' between-session variances."""
+    ``{"a", "b", "shared", "basis", "between"}``, with ``why`` and, when the sides were run
+    differently, ``how_run_differs`` (the fields) for a ``none`` basis. ``values`` gives a
+    group's per-run values of the metric compared; ``between`` the machines' between-session
+    variances."""
     sa, sb = session_of(a), session_of(b)
     info: dict[str, Any] = {"a": sa, "b": sb, "shared": sa == sb, "between": None}
     if sa == sb:
@@ -190,6 +192,8 @@ def judge(
     how = how_run_differs(differs_also)
     if estimate_ is None or how or sa.startswith("source ") or sb.startswith("source "):
         info["basis"] = "none"
+        if how:
+            info["how_run_differs"] = how
         info["why"] = _why_not(sa, sb, same_machine, estimate_, how)
         return Test("not_comparable", None, None, None), info
     info["basis"] = "between-session variance"

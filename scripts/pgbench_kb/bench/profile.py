@@ -436,7 +436,8 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     trial runs (bench.sh passes them from ``postgres --describe-config``). Each part of a
     profile is checked by a function of its own, in this order: the file, the keys, the
     description, the length of a trial, threads, query modes, rates, repetition (repeats,
-    warm-up, reset, log sampling), pgbench -i flags, settings; then the size of the plan.
+    warm-up, reset, log sampling), pgbench -i flags, settings; then the size of the plan, the
+    branches for TPC-B-like and whether a commit_delay can ever apply.
     """
     path = resolve_profile_path(name_or_path)
     reader = _Reader(_read_profile_file(name_or_path, path), path)
@@ -478,6 +479,7 @@ def load_profile(name_or_path: str, *, known_settings: set[str] | None = None) -
     )
     _check_trial_limit(reader, data, profile)
     _check_branches(reader, data, profile)
+    _check_commit_delay(reader, data, profile)
     return profile
 
 
@@ -709,6 +711,36 @@ def _check_branches(reader: _Reader, data: dict[str, Any], profile: Profile) -> 
             f"make every scale at least {clients} (scale ≥ clients), or run TPC-B-like in a "
             "profile of its own with fewer clients",
         )
+
+
+#: PostgreSQL's default commit_siblings.
+COMMIT_SIBLINGS_DEFAULT = 5
+
+
+def _check_commit_delay(reader: _Reader, data: dict[str, Any], profile: Profile) -> None:
+    """commit_delay waits before a commit's flush only when at least ``commit_siblings`` other
+    transactions are active (PostgreSQL's MinimumActiveBackends, which never counts the
+    committing backend). With at most C clients there are never more than C − 1 others: a set
+    whose commit_siblings is C or more never delays, and measures nothing of commit_delay. Such
+    a set is refused (it ran unnoticed in the first campaign's commit-delay arm: 4 clients,
+    commit_siblings 4)."""
+    most_others = max(profile.clients) - 1
+    for name, values in profile.settings_sets:
+        settings = dict(values)
+        delay = settings.get("commit_delay", "0").strip("'\"")
+        if not delay.isdigit() or int(delay) == 0:
+            continue
+        siblings = settings.get("commit_siblings", str(COMMIT_SIBLINGS_DEFAULT)).strip("'\"")
+        if siblings.isdigit() and int(siblings) > most_others:
+            raise reader.fail(
+                f"settings_sets.{name}" if "settings_sets" in data else "settings",
+                f"set '{name}': commit_delay waits only when at least commit_siblings "
+                f"({siblings}) other transactions are active, and {most_others + 1} clients "
+                f"leave at most {most_others} others: the delay never applies",
+                f"set commit_siblings to {most_others} or less, or run more clients"
+                if most_others
+                else "run more than one client",
+            )
 
 
 def _init_flags(reader: _Reader, data: dict[str, Any]) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ VERDICT_PHRASES = (
     ("lower", "lower"),
     ("within_noise", "within the noise"),
     ("spread_unknown", "of unknown spread"),
-    ("not_comparable", "not comparable (measured in different sessions)"),
+    ("not_comparable", "not comparable across sessions"),
 )
 ANSWER_KEYS = {
     "slug", "title", "label", "families", "same_disks", "claims", "sets", "expects", "lead",
@@ -192,9 +192,10 @@ class _Claim:
 class _Set:
     """A selection of comparisons (tps) of one answer, as a lead's placeholders read."""
 
-    def __init__(self, items: list[dict[str, Any]], groups: dict[str, Any]):
+    def __init__(self, items: list[dict[str, Any]], groups: dict[str, Any], left_out: int = 0):
         self.items = items
         self._groups = groups
+        self._left_out = left_out
 
     def _count(self, verdict: str) -> int:
         return sum(1 for c in self.items if c.get("verdict") == verdict)
@@ -220,6 +221,8 @@ class _Set:
 
     @property
     def verdicts(self) -> str:
+        if not self.items and self._left_out:
+            return "none with a verdict (their sides were run differently)"
         return verdict_counts([c.get("verdict") for c in self.items])
 
     @property
@@ -323,7 +326,15 @@ class _Fields(string.Formatter):
             ) from exc  # fmt: skip
 
 
+def incidental(comparison: dict[str, Any]) -> bool:
+    """Whether a comparison's sides were run differently (another run length, warm-up or
+    pgbench, in another session): two profiles that happen to share a configuration. Such a
+    pair has no verdict and answers no question; answers leave it out and say how many."""
+    return bool((comparison.get("sessions") or {}).get("how_run_differs"))
+
+
 def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The comparisons of a set: of its machine and factor (incidental pairs are already out)."""
     return [
         c for c in items
         if (not spec.get("machine") or str(c.get("machine")).split(" ")[0] == spec["machine"])
@@ -349,9 +360,10 @@ def build_answers(
         if c.get("kind") != "span"
     }
     by_family: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    left_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison in raw.values():
-        by_family[knowledge.family_of(str(comparison.get("factor")), comparison.get("family"))]\
-            .append(comparison)  # fmt: skip
+        family = knowledge.family_of(str(comparison.get("factor")), comparison.get("family"))
+        (left_out if incidental(comparison) else by_family)[family].append(comparison)
     shown = {c["id"]: c for items in placed["families"].values() for c in items}
     sources = data.get("sources") or {}
     cites = data.get("cites") or {}
@@ -387,7 +399,11 @@ def build_answers(
             if name == "__line__":
                 continue
             family_items = by_family.get(str(spec.get("family")), [])
-            values[name] = _Set(_selected(family_items, spec), groups)
+            values[name] = _Set(
+                _selected(family_items, spec),
+                groups,
+                left_out=len(_selected(left_out.get(str(spec.get("family")), []), spec)),
+            )
         lead = " ".join(
             _Fields(values, line, slug).format(" ".join(str(answer["lead"]).split())).split()
         )
@@ -406,7 +422,10 @@ def build_answers(
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
                 "evidence": _evidence(evidence_raw, shown),
                 "unknown": _unknown(
-                    answer, evidence_raw, [claims[c] for c in answer.get("claims") or []]
+                    answer,
+                    evidence_raw,
+                    [claims[c] for c in answer.get("claims") or []],
+                    sum(len(left_out[f]) for f in answer["families"]),
                 ),
                 "why": _why(str(answer["why"]), cites),
                 "cites": _cites_used(str(answer["why"]), cites),
@@ -469,15 +488,29 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
 
 
 def _unknown(
-    answer: dict[str, Any], items: list[dict[str, Any]], claims: list[dict[str, Any]]
+    answer: dict[str, Any],
+    items: list[dict[str, Any]],
+    claims: list[dict[str, Any]],
+    incidental_pairs: int,
 ) -> list[str]:
     out = []
     total = len(items)
     unknown = sum(1 for c in items if c.get("verdict") == "spread_unknown")
     apart = sum(1 for c in items if c.get("verdict") == "not_comparable")
-    confounded = sum(1 for c in items if c.get("confounds"))
+    # An unsafe setting's note is a warning, not something else that changed with the factor.
+    confounded = sum(
+        1 for c in items
+        if any(f.get("kind") != "unsafe" for f in c.get("confounds") or [] if isinstance(f, dict))
+    )  # fmt: skip
     if not total:
         out.append("No comparison in the knowledge base varies this alone.")
+    if incidental_pairs:
+        out.append(
+            f"{incidental_pairs} more comparison{'s' if incidental_pairs != 1 else ''} pair "
+            "runs of different bench sessions that were also run differently (run length, "
+            "warm-up or pgbench version): no verdict, so left out here; the comparison pages "
+            "list them."
+        )
     if unknown:
         out.append(
             f"{unknown} of {total} comparisons rest on single runs or on published figures "
