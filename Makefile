@@ -14,7 +14,7 @@ BIN      := $(VENV)/bin
 PROFILE  ?= default
 # The measurement campaign's profiles (scripts/profiles/campaign/), in the order make campaign
 # runs them: all of them by default.
-CAMPAIGN ?= checkpoints memory modes durability clients clients-tpcb versions
+CAMPAIGN ?= checkpoints memory modes durability commit-delay clients clients-tpcb versions
 PORT     ?= 1313
 ACTIONLINT_VERSION := 1.7.12
 ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchkit import KB
+from kbtest import REPO
 from pgbench_kb.bench import facts, trial
 from pgbench_kb.bench.profile import MAX_TRIALS, expand, load_profile
 from pgbench_kb.errors import ProfileError, RunImportError, UsageError
@@ -365,7 +366,12 @@ def test_profile_path_that_is_a_fifo_or_device_is_not_a_regular_file(tmp_path: P
 
 
 def test_shipped_profiles_are_not_touched_by_the_limits():
-    for name in ("smoke", "default", "scaling", "durability", "memory"):
+    """Every shipped profile, the campaign's included, loads and plans: the campaign's
+    durability profile once had a commit_delay set that could never delay, which kb plan now
+    refuses."""
+    campaign = sorted((REPO / "scripts" / "profiles" / "campaign").glob("*.yaml"))
+    assert len(campaign) >= 8
+    for name in ("smoke", "default", "scaling", "durability", "memory", *map(str, campaign)):
         assert 0 < len(expand(load_profile(name), cores=2)) <= MAX_TRIALS
 
 
