@@ -62,6 +62,9 @@ def test_a_signal_during_the_writes_leaves_all_or_nothing(tmp_path: Path, signum
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # The signal's usual action, as from a shell: a suite started under nohup (SIGHUP
+        # ignored) would otherwise pass that on, and kb import rightly ignores it then.
+        preexec_fn=lambda: signal.signal(signum, signal.SIG_DFL),
     )
     assert child.stdout is not None
     assert child.stdout.readline() == "writing\n"
