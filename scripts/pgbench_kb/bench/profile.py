@@ -722,8 +722,9 @@ def _check_commit_delay(reader: _Reader, data: dict[str, Any], profile: Profile)
     transactions are active (PostgreSQL's MinimumActiveBackends, which never counts the
     committing backend). With at most C clients there are never more than C − 1 others: a set
     whose commit_siblings is C or more never delays, and measures nothing of commit_delay. Such
-    a set is refused (it ran unnoticed in the first campaign's commit-delay arm: 4 clients,
-    commit_siblings 4)."""
+    a set is refused (it ran unnoticed in the durability campaign of November 27, 2026: 4
+    clients, commit_siblings 4). analyze.confounds.inert_commit_delay names the same case in
+    run files that were measured before this check."""
     most_others = max(profile.clients) - 1
     for name, values in profile.settings_sets:
         settings = dict(values)
