@@ -79,7 +79,7 @@ def test_interaction_with_four_numbers(knowledge):
         "On synth-xeon-ssd, the effect of commit_delay (default → 1000) depends on fsync: "
         "with default, tps rose 20.0% (1,000 → 1,200); with off, tps fell 10.0% (2,000 → 1,800)."
         # the caveats of the comparisons under it (#19): one side runs with fsync off
-        " Confound: fsync = off can lose or corrupt data in a crash: an unsafe reference point,"
+        " Warning: fsync = off can lose or corrupt data in a crash: an unsafe reference point,"
         " not a setting to run."
     )
 

@@ -159,8 +159,24 @@ def _tree_with(tmp_path: Path, edit) -> Path:
         (lambda d: d["answers"][0].update(claims=["no-such-claim"]), "no-such-claim"),
         (lambda d: d["answers"][1].update(slug="raid-level"), "unique"),
         (lambda d: d["answers"][0].pop("why"), "no why"),
+        (
+            lambda d: d["answers"][0].update(sets={"x": {"family": "raid-level", "os": "x"}}),
+            "unknown key 'os'",
+        ),
+        (lambda d: d["answers"][0].update(sets={"x": {"machine": "a"}}), "no known family"),
     ],
-    ids=["set", "placeholder", "cite", "family", "long", "claim", "slug", "why"],
+    ids=[
+        "set",
+        "placeholder",
+        "cite",
+        "family",
+        "long",
+        "claim",
+        "slug",
+        "why",
+        "set-key",
+        "set-family",
+    ],
 )
 def test_mistakes_in_answers_yaml_are_one_line_errors(tmp_path: Path, edit, words: str):
     root = _tree_with(tmp_path, edit)
@@ -189,6 +205,28 @@ def test_a_set_within_the_noise_is_bounded_by_its_intervals():
     ]
     assert _Set(items, {}).bound == "between −3.0% and +5.0%"
     assert _Set(items[2:], {}).bound == "not bounded"
+
+
+def test_a_sets_ranges_and_counts_take_only_their_own_verdict():
+    """``{set.higher_range}`` and ``{set.lower_range}``: the signed changes of the comparisons
+    with that verdict, lowest to highest; one figure when they round alike; ``none`` without.
+    A set's ``workload`` keeps the comparisons that held that workload equal."""
+    from pgbench_kb.derive.answer_pages import _selected, _Set
+
+    items = [
+        {"verdict": "lower", "change_pct": -57.46},
+        {"verdict": "lower", "change_pct": -55.01},
+        {"verdict": "within_noise", "change_pct": 1.2},
+        {"verdict": "higher", "change_pct": 3.04},
+    ]
+    made = _Set(items, {})
+    assert (made.lower, made.higher) == ("2", "1")
+    assert made.lower_range == "−57.5% to −55.0%"
+    tpcb = {"held_equal": {"benchmark.workload.name": "tpcb-like"}}
+    picked = _selected([*items, {**items[0], **tpcb}], {"workload": "tpcb-like"})
+    assert picked == [{**items[0], **tpcb}]
+    assert made.higher_range == "+3.0%"
+    assert _Set(items[2:], {}).lower_range == "none"
 
 
 def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(known: dict):

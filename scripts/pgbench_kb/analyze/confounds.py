@@ -21,8 +21,9 @@ compared factor (or the workload it runs) that change what the comparison measur
   so the comparison measures noise, not commit_delay. (Only a recorded ``commit_siblings``
   counts: where a source does not state it, nothing is assumed.)
 
-Each entry is ``{"kind", "text"}``; the text is a sentence fragment that reads after
-"Confound:" and is written from the groups' own fields.
+Each entry is ``{"kind", "text"}``; the text is a sentence fragment written from the groups'
+own fields. ``labelled`` puts it after "Confound:" (something else changed with the factor) or,
+for ``unsafe``, after "Warning:" (nothing else changed; the setting is one not to run).
 """
 
 from __future__ import annotations
@@ -159,6 +160,19 @@ def confounds_of(a: Any, b: Any, fields: frozenset[str]) -> list[dict[str, str]]
                 "reference point, not a setting to run",
             }
         )
+    return out
+
+
+def labelled(entries: list[dict[str, Any]]) -> list[str]:
+    """The sentences a reader sees: ``Confound: a; b.`` for what else changed with the factor,
+    ``Warning: c.`` for an unsafe setting; each text once, in the order given."""
+    out = []
+    for label, unsafe in (("Confound", False), ("Warning", True)):
+        texts = list(
+            dict.fromkeys(str(e["text"]) for e in entries if (e.get("kind") == "unsafe") == unsafe)
+        )
+        if texts:
+            out.append(f"{label}: " + "; ".join(texts) + ".")
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from pgbench_kb.analyze import ranking
+from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.analyze.describe import caveat_text, value_text
 from pgbench_kb.analyze.latency import METRIC_WORDS
 
@@ -124,10 +125,7 @@ def count(n: int, noun: str) -> str:
 
 
 def _caveats(c: dict[str, Any]) -> str:
-    out = ""
-    confounds = [x["text"] for x in c.get("confounds") or []]
-    if confounds:
-        out += " Confound: " + "; ".join(confounds) + "."
+    out = "".join(" " + sentence for sentence in labelled(c.get("confounds") or []))
     if c["differs_also"]:
         out += " Caveat: " + "; ".join(caveat_text(d) for d in c["differs_also"]) + "."
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.analyze.describe import caveat_text
 from pgbench_kb.analyze.grids import find_grids
 from pgbench_kb.analyze.interactions import find_interactions
@@ -53,12 +54,11 @@ def interactions_within_sessions(
     by_id = {c["id"]: c for c in comparisons}
     for i in found:
         cited = [by_id[c] for c in i["comparisons"] if c in by_id]
-        confounds = list(dict.fromkeys(x["text"] for c in cited for x in c.get("confounds") or []))
+        confounds = labelled([x for c in cited for x in c.get("confounds") or []])
         caveats = list(
             dict.fromkeys(caveat_text(d) for c in cited for d in c.get("differs_also") or [])
         )
-        if confounds:
-            i["text"] += " Confound: " + "; ".join(confounds) + "."
+        i["text"] += "".join(" " + sentence for sentence in confounds)
         if caveats:
             i["text"] += " Caveat: " + "; ".join(caveats) + "."
     return found

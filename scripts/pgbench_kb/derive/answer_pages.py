@@ -40,6 +40,8 @@ ANSWER_KEYS = {
     "why", "unknown",
 }  # fmt: skip
 REQUIRED = ("slug", "title", "label", "families", "lead", "why")
+#: What a set of comparisons selects by (data/answers.yaml's header).
+SET_KEYS = {"family", "machine", "factor", "workload"}
 
 
 class _Loader(yaml.SafeLoader):
@@ -104,6 +106,20 @@ def load_answers(root: Path) -> dict[str, Any]:
                 raise _error(
                     f"unknown comparison family {family!r}", line, "families",
                     f"use one of {', '.join(sorted(families))}",
+                )  # fmt: skip
+        for name, spec in (answer.get("sets") or {}).items():
+            if name == "__line__":
+                continue
+            if not isinstance(spec, dict) or str(spec.get("family")) not in families:
+                raise _error(
+                    f"set {name!r} has no known family", line, f"sets.{name}",
+                    f"give it family: one of {', '.join(sorted(families))}",
+                )  # fmt: skip
+            unknown = sorted(set(spec) - SET_KEYS - {"__line__"})
+            if unknown:
+                raise _error(
+                    f"set {name!r} has unknown key {unknown[0]!r}", line, f"sets.{name}",
+                    f"use {', '.join(sorted(SET_KEYS))}",
                 )  # fmt: skip
         for name in re.findall(r"\[([a-z0-9-]+)\]", str(answer["why"])):
             if name not in (data.get("cites") or {}):
@@ -209,10 +225,23 @@ class _Set:
         return str(self._count("higher"))
 
     @property
+    def lower(self) -> str:
+        return str(self._count("lower"))
+
+    @property
     def higher_range(self) -> str:
+        return self._range("higher")
+
+    @property
+    def lower_range(self) -> str:
+        return self._range("lower")
+
+    def _range(self, verdict: str) -> str:
+        """``+154.8% to +161.5%``: the changes of the comparisons with this verdict, or
+        ``none``."""
         values = sorted(
             float(c["change_pct"]) for c in self.items
-            if c.get("verdict") == "higher" and c.get("change_pct") is not None
+            if c.get("verdict") == verdict and c.get("change_pct") is not None
         )  # fmt: skip
         if not values:
             return "none"
@@ -334,11 +363,16 @@ def incidental(comparison: dict[str, Any]) -> bool:
 
 
 def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The comparisons of a set: of its machine and factor (incidental pairs are already out)."""
+    """The comparisons of a set: of its machine, factor and workload (incidental pairs are
+    already out)."""
     return [
         c for c in items
         if (not spec.get("machine") or str(c.get("machine")).split(" ")[0] == spec["machine"])
         and str(c.get("factor", "")).startswith(str(spec.get("factor") or ""))
+        and (
+            not spec.get("workload")
+            or (c.get("held_equal") or {}).get("benchmark.workload.name") == spec["workload"]
+        )
     ]  # fmt: skip
 
 

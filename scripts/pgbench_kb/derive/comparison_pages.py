@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.derive import (
     charts,
     knowledge,
@@ -300,7 +301,7 @@ def comparison_shown(
             group_words.get(str(raw_b.get("group"))) or short_b,
         ),
         "held": knowledge.held_words(comparison.get("held_equal")),
-        "caveats": [f"Confound: {x['text']}." for x in comparison.get("confounds") or []]
+        "caveats": labelled(comparison.get("confounds") or [])
         + knowledge.caveat_words(comparison.get("differs_also")),
         "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
         "chart": chart,
