@@ -500,3 +500,38 @@ def test_two_thread_counts_at_one_client_count_are_two_curves(tmp_path: Path) ->
     for sweep in sweeps:
         assert [p["x"] for p in sweep["points"]] == [4, 8, 16]
         assert not [d for d in sweep["differs_also"] if d["field"] == "benchmark.threads"]
+
+
+def test_a_sweep_measured_whole_in_two_bench_sessions_is_a_curve_per_session(
+    tmp_path: Path,
+) -> None:
+    """Regression: the campaign's clients profile runs its sweep in two bench sessions, and
+    the curve kept one group per client count (the first session's), listing the second
+    session's as left out: its sentence read "falls off with 4 clients (−22.8%)" while the
+    other session's same step was within the noise. Each session is now a curve of its own,
+    named by its session; a session that measured too little of the sweep splits nothing."""
+    rng = random.Random(11)
+    sessions = {"20260115T100000Z-aa11bb": 1.0, "20260116T100000Z-cc22dd": 0.9}
+    runs: list[dict[str, Any]] = []
+    for session, level in sessions.items():
+        for clients, tps in ((1, 1500.0), (2, 2900.0), (4, 5600.0)):
+            group = f"sweep-{session}-{clients:08x}"
+            runs += _repeats(rng, _shape(group, clients, tps * level))
+    _write(tmp_path, runs)
+    found = _curves(build_knowledge(tmp_path), "benchmark.clients")
+    assert sorted(c["held_equal"]["repeat.session"] for c in found) == sorted(sessions)
+    assert len({c["id"] for c in found}) == 2
+    for made in found:
+        assert made["left_out"] == []
+        assert f"in bench session {made['held_equal']['repeat.session']}," in curve_text(made)
+        session = made["held_equal"]["repeat.session"].lower()
+        assert {g.split("-sweep-")[1][:23].lower() for g in made["groups"]} == {session}
+
+    # A second session with only two client counts is not a curve of its own: one curve, its
+    # other group at 2 clients left out, as before.
+    partial = [r for r in runs if not r["repeat"]["group"].endswith(f"-cc22dd-{1:08x}")]
+    other = tmp_path / "partial"
+    _write(other, partial)
+    (single,) = _curves(build_knowledge(other), "benchmark.clients")
+    assert "repeat.session" not in single["held_equal"]
+    assert len(single["left_out"]) == 2

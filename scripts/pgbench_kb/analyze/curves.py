@@ -17,6 +17,10 @@ percentiles, and n.
   ``FALL_OFF_THRESHOLD_PCT`` (10%). Points after the peak that do not fall off are its
   plateau; ``fall_off`` is None when the curve holds up to its last point.
 
+A sweep measured whole in two or more bench sessions (a campaign profile's replicate
+sessions) is one curve per session, each holding its session equal (``repeat.session`` in
+``held_equal``): the sessions are drawn side by side, and neither is hidden behind the other.
+
 Latency against throughput is in the points themselves (``latency_ms`` beside ``tps``), in
 swept order.
 """
@@ -188,8 +192,10 @@ def _span(first: float, last: float, swept: str) -> str:
 def curve_text(made: Mapping[str, Any]) -> str:
     """One plain sentence: where the curve peaks and where (and why) it falls off."""
     swept, peak, points = made["swept"], made["peak"], made["points"]
+    session = (made.get("held_equal") or {}).get("repeat.session")
+    where = f"{made['machine']}, in bench session {session}" if session else made["machine"]
     text = (
-        f"On {made['machine']}, {_span(points[0]['x'], points[-1]['x'], swept)}: tps peaks at "
+        f"On {where}, {_span(points[0]['x'], points[-1]['x'], swept)}: tps peaks at "
         f"{figure(peak['tps'])} {_at(peak['x'], swept)}"
     )
     drop = made["fall_off"]
@@ -317,6 +323,22 @@ def _by_followers(members: list[Group], swept: str) -> list[list[Group]]:
     return list(parts.values())
 
 
+def _by_session(members: list[Group], swept: str) -> list[tuple[str | None, list[Group]]]:
+    """The groups of one curve as curves per bench session, when two or more bench sessions
+    each measured at least ``MIN_POINTS`` swept values (and every group belongs to one of
+    them); else one curve, ``(None, members)``, whose points may come from several sessions."""
+    sessions: dict[str, list[Group]] = {}
+    for group in members:
+        sessions.setdefault(session_of(group), []).append(group)
+    whole = all(
+        name.startswith("bench ") and len({key(g.factors[swept]) for g in part}) >= MIN_POINTS
+        for name, part in sessions.items()
+    )
+    if len(sessions) < 2 or not whole:
+        return [(None, members)]
+    return [(name.removeprefix("bench "), part) for name, part in sorted(sessions.items())]
+
+
 def curves_of(groups: Sequence[Group], verdict: Verdict = welch_verdict) -> list[dict[str, Any]]:
     """Every curve among the groups: for each swept field, the groups on one machine (same
     hardware) that share every other factor (but those that may follow the swept one, see
@@ -337,14 +359,18 @@ def curves_of(groups: Sequence[Group], verdict: Verdict = welch_verdict) -> list
             buckets.setdefault((group.hardware_key, rest_key), []).append(group)
         for bucket in buckets.values():
             for members in _by_followers(bucket, swept):
-                made = _curve_of(members, swept, verdict)
-                if made is not None:
-                    found.append(made)
+                for session, part in _by_session(members, swept):
+                    made = _curve_of(part, swept, verdict, session)
+                    if made is not None:
+                        found.append(made)
     found.sort(key=lambda c: (c["machine"], c["swept"], c["id"]))
     return found
 
 
-def _curve_of(members: list[Group], swept: str, verdict: Verdict) -> dict[str, Any] | None:
+def _curve_of(
+    members: list[Group], swept: str, verdict: Verdict, session: str | None = None
+) -> dict[str, Any] | None:
+    """One curve of ``members``; ``session`` when they are one bench session's (held equal)."""
     if len({g.factors[swept] for g in members}) < MIN_POINTS:
         return None
     kept, left_out = _pick_one_per_x(members, swept)
@@ -358,16 +384,17 @@ def _curve_of(members: list[Group], swept: str, verdict: Verdict) -> dict[str, A
     ]
     for follower in moved:
         rest.pop(follower["field"], None)  # not held equal: it moves with the swept field
+    held = {**rest, "repeat.session": session} if session else rest
     made = curve(
         (point_of(g, swept) for g in kept),
         machine=machine_text(first, first),
         swept=swept,
-        held_equal=rest,
+        held_equal=held,
         verdict=verdict,
     )
     if made is None:
         return None
-    made["held_equal"] = {f: rest[f] for f in HEADLINE if f in rest}
+    made["held_equal"] = {f: held[f] for f in (*HEADLINE, "repeat.session") if f in held}
     made["held_equal_count"] = len(rest)
     made["differs_also"] = sorted(moved + _differs_also(kept), key=lambda d: d["field"])
     made["left_out"] = left_out

@@ -39,9 +39,12 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
         swept = knowledge.field_label(str(curve.get("swept")))
         held = curve.get("held_equal") or {}
         context = ", ".join(
-            str(v)
-            for k, v in held.items()
-            if k in {"benchmark.workload.name", "postgres.version", "storage.data.array.level"}
+            [
+                str(v)
+                for k, v in held.items()
+                if k in {"benchmark.workload.name", "postgres.version", "storage.data.array.level"}
+            ]
+            + ([f"bench session {held['repeat.session']}"] if held.get("repeat.session") else [])
         )
         title = f"tps against {swept} on {curve.get('machine')}" + (
             f" ({context})" if context else ""
