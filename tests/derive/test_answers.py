@@ -58,7 +58,8 @@ def as_text(answer: dict) -> str:
             tags = (" [same disks]" if item["same_disks"] else "") + (
                 " [unsafe]" if item["unsafe"] else ""
             )
-            lines.append(f"- {item['title']}{tags}: {item['verdict']}")
+            context = f"[{item['context']}] " if item["context"] else ""
+            lines.append(f"- {context}{item['title']}{tags}: {item['verdict']}")
             lines += [f"    {c}" for c in item["caveats"]]
     lines.append("## Not known")
     lines += [f"- {u}" for u in answer["unknown"]]
@@ -95,6 +96,19 @@ def test_the_wal_answer_leads_with_the_same_disks_arranged_two_ways(derived: Pat
     # The gains of a separate WAL disk are said to come with added disks, and shown so.
     later = [c for m in wal["evidence"] for c in m["comparisons"] if not c["same_disks"]]
     assert later and all(any("disk" in x for x in c["caveats"]) for c in later)
+
+
+def test_evidence_of_several_workloads_names_each_and_groups_by_it(derived: Path):
+    """Our clients and versions runs cover select-only and TPC-B-like on one machine: each line
+    says which, and a workload's lines are together; a machine of one workload names none."""
+    answers = {a["slug"]: a for a in answers_of(derived)}
+    for slug in ("clients-scale", "versions"):
+        ours = next(m for m in answers[slug]["evidence"] if m["machine"] == "kb-dev-epyc-2c")
+        contexts = [c["context"] for c in ours["comparisons"]]
+        assert set(contexts) == {"select-only", "tpcb-like"}, slug
+        assert contexts == sorted(contexts), slug
+    study = next(m for m in answers["versions"]["evidence"] if m["machine"].startswith("e4600"))
+    assert all(c["context"] is None for c in study["comparisons"])
 
 
 def test_home_page_leads_with_the_answers(derived: Path):

@@ -42,6 +42,8 @@ ANSWER_KEYS = {
 REQUIRED = ("slug", "title", "label", "families", "lead", "why")
 #: What a set of comparisons selects by (data/answers.yaml's header).
 SET_KEYS = {"family", "machine", "factor", "workload"}
+#: The field a set's ``workload`` selects by, and the evidence is grouped by.
+WORKLOAD = "benchmark.workload.name"
 
 
 class _Loader(yaml.SafeLoader):
@@ -371,7 +373,7 @@ def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[st
         and str(c.get("factor", "")).startswith(str(spec.get("factor") or ""))
         and (
             not spec.get("workload")
-            or (c.get("held_equal") or {}).get("benchmark.workload.name") == spec["workload"]
+            or (c.get("held_equal") or {}).get(WORKLOAD) == spec["workload"]
         )
     ]  # fmt: skip
 
@@ -499,7 +501,9 @@ def _claim_shown(claim: dict[str, Any], sources: dict[str, Any]) -> dict[str, An
 
 
 def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[str, Any]]:
-    """The comparisons, machine by machine (the first one's machine first), each once."""
+    """The comparisons, machine by machine (the first one's machine first), each once. Where a
+    machine's comparisons ran different workloads, each names its workload (``context``) and
+    they are grouped by it, so that "clients: 2 → 4" of one workload is not read as another's."""
     machines: dict[str, list[dict[str, Any]]] = {}
     seen: set[str] = set()
     for comparison in items:
@@ -508,6 +512,7 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
         if item is None or cid in seen:
             continue
         seen.add(cid)
+        workload = (comparison.get("held_equal") or {}).get(WORKLOAD)
         machines.setdefault(str(comparison.get("machine")), []).append(
             {
                 "title": item["title"],
@@ -516,8 +521,15 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
                 "caveats": item["caveats"],
                 "same_disks": bool(comparison.get("same_disks")),
                 "unsafe": item["unsafe"],
+                "context": str(workload) if workload is not None else None,
             }
         )
+    for listed in machines.values():
+        if len({c["context"] for c in listed}) > 1:
+            listed.sort(key=lambda c: str(c["context"] or ""))
+        else:
+            for c in listed:
+                c["context"] = None
     return [{"machine": m, "comparisons": c} for m, c in machines.items()]
 
 
