@@ -585,3 +585,19 @@ def test_progress_chart_clips_checkpoints_to_its_time_axis():
     assert ">checkpoint</text>" in svg
     bare = charts.progress_svg([1, 2, 3, 4], [10, 11, 12, 13], title="t")
     assert "checkpoint" not in bare and charts.CHECKPOINT_FILL not in bare
+
+
+def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
+    """The legend of an overlay names what sets its curves apart; for bench sessions, the start
+    alone, short enough for a phone-wide legend, and distinct."""
+    from pgbench_kb.derive.comparison_pages import series_names
+
+    held = {"benchmark.workload.name": "tpcb-like", "benchmark.scale": 16}
+    items = [
+        {"title": "t", "held_equal": {**held, "repeat.session": s}}
+        for s in ("20261127T104153Z-b5cce8", "20261127T112406Z-fc6b71")
+    ]
+    assert series_names(items) == [
+        "bench session 20261127T104153Z",
+        "bench session 20261127T112406Z",
+    ]
