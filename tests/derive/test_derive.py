@@ -598,6 +598,6 @@ def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
         for s in ("20261127T104153Z-b5cce8", "20261127T112406Z-fc6b71")
     ]
     assert series_names(items) == [
-        "bench session 20261127T104153Z",
-        "bench session 20261127T112406Z",
+        "session 20261127T104153Z",
+        "session 20261127T112406Z",
     ]

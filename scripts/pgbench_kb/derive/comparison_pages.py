@@ -133,22 +133,20 @@ def series_names(items: list[dict[str, Any]]) -> list[str]:
     keys = sorted({k for item in items for k in item["held_equal"]})
     differ = [k for k in keys if len({str(i["held_equal"].get(k)) for i in items}) > 1]
     names = [
-        ", ".join(f"{knowledge.field_label(k)} {_series_value(i['held_equal'].get(k), k)}"
-                  for k in differ)
-        or i["title"]
+        ", ".join(_series_part(i["held_equal"].get(k), k) for k in differ) or i["title"]
         for i in items
-    ]  # fmt: skip
+    ]
     if len(set(names)) < len(names):
         names = [f"{n} ({number})" for number, n in enumerate(names, start=1)]
     return names
 
 
-def _series_value(value: Any, field: str) -> str:
-    """A value as a legend names it: a bench session by its start alone
-    (``20261127T082227Z``; its random token would not fit a phone-wide legend)."""
+def _series_part(value: Any, field: str) -> str:
+    """A held-equal field as a legend names it: ``scale 5``; a bench session by its start alone,
+    ``session 20261127T082227Z`` (its random token would not fit a phone-wide legend)."""
     if field == "repeat.session" and isinstance(value, str):
-        return value.split("-")[0]
-    return knowledge._value(value)
+        return f"session {value.split('-')[0]}"
+    return f"{knowledge.field_label(field)} {knowledge._value(value)}"
 
 
 def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
