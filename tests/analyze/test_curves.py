@@ -22,6 +22,7 @@ from pgbench_kb.analyze.curves import (
     curve_id,
     curve_text,
     fall_off,
+    level_from,
     peak_index,
     welch_verdict,
 )
@@ -386,6 +387,34 @@ def test_curve_text_beyond_noise_golden() -> None:
         "On box (client c), from 8 to 32 clients: tps peaks at 2,000 with 16 clients and falls "
         "off: 1,900 with 32 clients (-5.0%, outside the noise of the repeats)."
     )
+
+
+def test_a_peak_at_the_last_point_says_from_where_the_curve_is_level() -> None:
+    """TPC-B-like on two cores: 8 → 16 clients within the noise. The sentence says so, rather
+    than leave "peaks with 16 clients, the last point measured" to read as still climbing."""
+    made = curve(
+        [noisy(1, 1500, 1), noisy(2, 3100, 2), noisy(4, 4600, 2), noisy(8, 5990, 2),
+         noisy(16, 6100, 2)],
+        machine="m",
+        swept="benchmark.clients",
+        held_equal={},
+        verdict=welch_verdict,
+    )  # fmt: skip
+    assert made is not None
+    assert made["level_from"] == {"x": 8, "group": "g8", "tps": 5990}
+    assert curve_text(made) == (
+        "On m, from 1 to 16 clients: tps peaks at 6,100 with 16 clients (5,990 with 8 clients "
+        "is already within its noise), the last point measured."
+    )
+
+
+def test_a_point_below_the_peak_beyond_noise_ends_the_level_and_no_spread_gives_none() -> None:
+    below = [noisy(2, 1990, 1), noisy(4, 1500, 1), noisy(8, 2000, 1)]
+    assert level_from(below, 2, welch_verdict) is None  # 4 is lower: 2 is not read past it
+    within = [noisy(2, 1990, 1), noisy(4, 1995, 1), noisy(8, 2000, 1)]
+    assert level_from(within, 2, welch_verdict) == {"x": 2, "group": "g2", "tps": 1990}
+    assert level_from(within, 2) is None  # no noise test: nothing is called within it
+    assert level_from(within, 0, welch_verdict) is None  # nothing before the peak
 
 
 def test_planted_curves_carry_their_sentence(planted: dict[str, Any]) -> None:

@@ -15,7 +15,11 @@ percentiles, and n.
   ratio, on the logarithms of the runs' tps, lies below 1); when either has none (one run, or
   a published statistic without its runs), it is a drop of more than
   ``FALL_OFF_THRESHOLD_PCT`` (10%). Points after the peak that do not fall off are its
-  plateau; ``fall_off`` is None when the curve holds up to its last point.
+  plateau; ``fall_off`` is None when the curve holds up to its last point;
+* **level from**: the first point before the peak from which every point up to the peak is
+  within the noise of it (the same verdict, ``within_noise``), so that a peak at the last point
+  measured is not read as a curve still climbing when it has levelled off; None when the point
+  just before the peak is below it beyond noise, or not judged.
 
 A sweep measured whole in two or more bench sessions (a campaign profile's replicate
 sessions) is one curve per session, each holding its session equal (``repeat.session`` in
@@ -136,6 +140,19 @@ def fall_off(
     return None
 
 
+def level_from(
+    points: Sequence[Point], peak: int, verdict: Verdict = no_spread_verdict
+) -> dict[str, Any] | None:
+    """The first point before ``peak`` from which every point up to it is within the noise of
+    the peak, as ``{x, group, tps}``; None when the point just before it is not."""
+    top, found = points[peak], None
+    for point in reversed(points[:peak]):
+        if point.tps is None or verdict(top, point) != "within_noise":
+            break
+        found = point
+    return None if found is None else {"x": found.x, "group": found.group, "tps": found.tps}
+
+
 def curve(
     points: Iterable[Point],
     *,
@@ -164,6 +181,7 @@ def curve(
         "points": [p.as_json() for p in ordered],
         "peak": {"x": peak.x, "group": peak.group, "tps": peak.tps},
         "fall_off": fall_off(ordered, top, verdict),
+        "level_from": level_from(ordered, top, verdict),
         "fall_off_threshold_pct": FALL_OFF_THRESHOLD_PCT,
         # Points after the peak measured in another session: a fall there is not judged.
         "not_judged": [
@@ -198,6 +216,9 @@ def curve_text(made: Mapping[str, Any]) -> str:
         f"On {where}, {_span(points[0]['x'], points[-1]['x'], swept)}: tps peaks at "
         f"{figure(peak['tps'])} {_at(peak['x'], swept)}"
     )
+    level = made.get("level_from")
+    if level:
+        text += f" ({figure(level['tps'])} {_at(level['x'], swept)} is already within its noise)"
     drop = made["fall_off"]
     if drop is not None:
         why = (
