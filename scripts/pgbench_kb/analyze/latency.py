@@ -25,7 +25,7 @@ import statistics
 from typing import Any
 
 from pgbench_kb.analyze.groups import Group, spread_values
-from pgbench_kb.analyze.sessions import Between, estimate, judge, session_of
+from pgbench_kb.analyze.sessions import Between, compared_inside, estimate, judge, session_of
 
 #: metric name → (where the run holds it, the short name used in ids and the table).
 METRICS: dict[str, tuple[str, str]] = {
@@ -139,6 +139,7 @@ def latency_comparisons(
         return latency[gid]
 
     between = _between(groups, of)
+    inside = compared_inside(groups)
     out = []
     for c in comparisons:
         la, lb = of(c["a"]["group"]), of(c["b"]["group"])
@@ -155,6 +156,7 @@ def latency_comparisons(
                 lambda g, m=metric: of(g.id)[m]["values"],
                 between[metric],
                 c["differs_also"],
+                inside,
             )
             out.append(
                 {

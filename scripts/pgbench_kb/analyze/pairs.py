@@ -34,7 +34,7 @@ from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label
 from pgbench_kb.analyze.groups import Group, latency_center, slug
 from pgbench_kb.analyze.latency import outcome
 from pgbench_kb.analyze.load import key
-from pgbench_kb.analyze.sessions import Between, judge, machine_between
+from pgbench_kb.analyze.sessions import Between, compared_inside, judge, machine_between
 
 MASK = (1 << 64) - 1
 
@@ -190,11 +190,13 @@ def compare(
     family: Family | None,
     kind: str = "pair",
     between: dict[Any, Between] | None = None,
+    inside: set[frozenset[tuple[Any, Any]]] | None = None,
 ) -> dict[str, Any]:
     """One comparison of B against A. ``fields``: the factors that differ (for a machine
     comparison, the storage fields that differ with the machine); ``between``: the machines'
     between-session variances (``sessions.machine_between``), without which a comparison
-    across bench sessions is ``not_comparable``."""
+    across bench sessions is ``not_comparable``; ``inside``: the pairs of configurations
+    compared inside one session (``sessions.compared_inside``), which are not judged across."""
     on_machines = kind == "machine"
     composite = len(fields) > 1 and not on_machines
     factor = "+".join(["machine", *sorted(fields)] if on_machines else sorted(fields))
@@ -210,7 +212,7 @@ def compare(
         for f in sorted(a.incidental.keys() | b.incidental.keys())
         if key(a.incidental.get(f)) != key(b.incidental.get(f))
     ]
-    test, sessions = judge(a, b, _values, between or {}, differs_also)
+    test, sessions = judge(a, b, _values, between or {}, differs_also, inside)
     if on_machines:
         family_name = "machine"
         text = "machine" if not fields else "machine and its storage"
@@ -436,6 +438,7 @@ def find_comparisons(groups: list[Group]) -> list[dict[str, Any]]:
     """Every controlled comparison among ``groups``, sorted by machine, factor and id."""
     items = [Item(g) for g in groups]
     between = machine_between(groups)
+    inside = compared_inside(groups)
     found: dict[tuple[str, str], dict[str, Any]] = {}
     edges: dict[str, set[str]] = defaultdict(set)
 
@@ -444,7 +447,7 @@ def find_comparisons(groups: list[Group]) -> list[dict[str, Any]]:
         if pair in found:
             return
         a, b = orient(x, y, fields)
-        found[pair] = compare(a, b, fields, family, kind, between)  # type: ignore[index]
+        found[pair] = compare(a, b, fields, family, kind, between, inside)  # type: ignore[index]
         if kind == "pair" and fields:
             edges[x.id].add(y.id)
             edges[y.id].add(x.id)
@@ -471,7 +474,7 @@ def find_comparisons(groups: list[Group]) -> list[dict[str, Any]]:
             if pair not in found:
                 a, b = first, last
                 ordered = chain
-                result = compare(a, b, fields, family, "span", between)
+                result = compare(a, b, fields, family, "span", between, inside)
                 result["steps"] = [g.id for g in ordered]
                 found[pair] = result  # type: ignore[index]
     for x, y, fields in machine_pairs(groups):

@@ -25,6 +25,14 @@ one against the other), warm-up, pgbench's own version — is ``not_comparable``
 sessions even then: the between-session variance was measured with the design held constant
 and says nothing of those differences. Inside one session or source they stay caveats.
 
+A comparison across sessions of two configurations that were also compared *inside* one
+session (``compared_inside``) is ``not_comparable`` too: the comparison inside the session is
+the evidence, free of the session's own level; across sessions the same pair would add that
+level to the difference and, with a between-session variance estimated from a few degrees of
+freedom, could call it an effect (two durability sessions against the baseline of the
+``versions`` sessions did: full_page_writes off "higher" by 8–11% across them, within the
+noise inside each).
+
 The estimator (one-way random effects, per configuration, pooled per machine): for a
 configuration measured in k ≥ 2 sessions with session means m_i of the logarithms, within
 variances s_i² and n_i runs, the between-session component is the variance of the m_i less the
@@ -170,18 +178,36 @@ def how_run_differs(differs_also: list[dict[str, Any]]) -> list[str]:
     )
 
 
+def configuration(group: Any) -> tuple[Any, Any]:
+    """A group's configuration, whatever session it was measured in: machine and factors."""
+    return (group.hardware_key, group.factor_key)
+
+
+def compared_inside(groups: Iterable[Any]) -> set[frozenset[tuple[Any, Any]]]:
+    """The pairs of configurations measured together in at least one session (each pair as a
+    frozenset of two ``configuration`` keys)."""
+    by_session: dict[str, set[tuple[Any, Any]]] = defaultdict(set)
+    for group in groups:
+        by_session[session_of(group)].add(configuration(group))
+    return {
+        frozenset((x, y)) for found in by_session.values() for x in found for y in found if x != y
+    }
+
+
 def judge(
     a: Any,
     b: Any,
     values: Callable[[Any], list[float] | None],
     between: dict[Any, Between],
     differs_also: list[dict[str, Any]],
+    inside: set[frozenset[tuple[Any, Any]]] | None = None,
 ) -> tuple[Test, dict[str, Any]]:
     """The test of B against A and what it rests on (``sessions`` of the comparison JSON):
-    ``{"a", "b", "shared", "basis", "between"}``, with ``why`` and, when the sides were run
-    differently, ``how_run_differs`` (the fields) for a ``none`` basis. ``values`` gives a
-    group's per-run values of the metric compared; ``between`` the machines' between-session
-    variances."""
+    ``{"a", "b", "shared", "basis", "between"}``, with ``why`` and, for a ``none`` basis,
+    ``how_run_differs`` (the fields) when the sides were run differently or
+    ``compared_inside: true`` when their configurations were also compared inside one session.
+    ``values`` gives a group's per-run values of the metric compared; ``between`` the machines'
+    between-session variances; ``inside`` the pairs of ``compared_inside``."""
     sa, sb = session_of(a), session_of(b)
     info: dict[str, Any] = {"a": sa, "b": sb, "shared": sa == sb, "between": None}
     if sa == sb:
@@ -190,7 +216,20 @@ def judge(
     same_machine = a.hardware_key == b.hardware_key
     estimate_ = between.get((a.hardware_key, design_of(a))) if same_machine else None
     how = how_run_differs(differs_also)
-    if estimate_ is None or how or sa.startswith("source ") or sb.startswith("source "):
+    sources = sa.startswith("source ") or sb.startswith("source ")
+    if (
+        not how
+        and not sources
+        and frozenset((configuration(a), configuration(b))) in (inside or ())
+    ):
+        info["basis"] = "none"
+        info["compared_inside"] = True
+        info["why"] = (
+            "the same two configurations were also compared inside one session, where the "
+            "session's own level does not enter the difference: that comparison is the evidence"
+        )
+        return Test("not_comparable", None, None, None), info
+    if estimate_ is None or how or sources:
         info["basis"] = "none"
         if how:
             info["how_run_differs"] = how

@@ -364,6 +364,17 @@ def incidental(comparison: dict[str, Any]) -> bool:
     return bool((comparison.get("sessions") or {}).get("how_run_differs"))
 
 
+def compared_inside(comparison: dict[str, Any]) -> bool:
+    """Whether a comparison pairs across sessions two configurations that were also compared
+    inside one session: the one inside is the evidence; answers leave this one out and say how
+    many."""
+    return bool((comparison.get("sessions") or {}).get("compared_inside"))
+
+
+def left_out_of_answers(comparison: dict[str, Any]) -> bool:
+    return incidental(comparison) or compared_inside(comparison)
+
+
 def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
     """The comparisons of a set: of its machine, factor and workload (incidental pairs are
     already out)."""
@@ -399,7 +410,7 @@ def build_answers(
     left_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison in raw.values():
         family = knowledge.family_of(str(comparison.get("factor")), comparison.get("family"))
-        (left_out if incidental(comparison) else by_family)[family].append(comparison)
+        (left_out if left_out_of_answers(comparison) else by_family)[family].append(comparison)
     shown = {c["id"]: c for items in placed["families"].values() for c in items}
     sources = data.get("sources") or {}
     cites = data.get("cites") or {}
@@ -461,7 +472,7 @@ def build_answers(
                     answer,
                     evidence_raw,
                     [claims[c] for c in answer.get("claims") or []],
-                    sum(len(left_out[f]) for f in answer["families"]),
+                    [c for f in answer["families"] for c in left_out[f]],
                 ),
                 "why": _why(str(answer["why"]), cites),
                 "cites": _cites_used(str(answer["why"]), cites),
@@ -537,9 +548,11 @@ def _unknown(
     answer: dict[str, Any],
     items: list[dict[str, Any]],
     claims: list[dict[str, Any]],
-    incidental_pairs: int,
+    left_out: list[dict[str, Any]],
 ) -> list[str]:
     out = []
+    incidental_pairs = sum(1 for c in left_out if incidental(c))
+    across = sum(1 for c in left_out if compared_inside(c) and not incidental(c))
     total = len(items)
     unknown = sum(1 for c in items if c.get("verdict") == "spread_unknown")
     apart = sum(1 for c in items if c.get("verdict") == "not_comparable")
@@ -556,6 +569,13 @@ def _unknown(
             "runs of different bench sessions that were also run differently (run length, "
             "warm-up or pgbench version): no verdict, so left out here; the comparison pages "
             "list them."
+        )
+    if across:
+        out.append(
+            f"{across} more comparison{'s' if across != 1 else ''} pair two configurations "
+            "across bench sessions that were also compared inside one session: the comparison "
+            "inside the session is the evidence (the session's own level does not enter it), so "
+            "these have no verdict and are left out here; the comparison pages list them."
         )
     if unknown:
         out.append(
