@@ -372,6 +372,7 @@ def compared_inside(comparison: dict[str, Any]) -> bool:
 
 
 def left_out_of_answers(comparison: dict[str, Any]) -> bool:
+    """Whether answers leave a comparison out (and count it): see the two above."""
     return incidental(comparison) or compared_inside(comparison)
 
 
