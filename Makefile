@@ -22,10 +22,10 @@ ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint
 # changed is a file check, not an install.
 STAMP    := $(VENV)/.installed-$(shell cat requirements.lock pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: help setup bench campaign fleet site serve check test lint perf clean
+.PHONY: help setup bench campaign fleet site serve check test test-fast lint perf clean
 
 help: ## list the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  make %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 	@echo "  variables:"
 	@echo "    PROFILE=NAME  what make bench runs (default: $(PROFILE)); one of:"
 	@for f in scripts/profiles/*.yaml; do \
@@ -71,6 +71,9 @@ serve: site ## build, then serve public/ on http://127.0.0.1:PORT/ (PORT=1313 by
 
 test: setup ## run the whole test suite (unit, golden, PostgreSQL, Hugo, Chromium)
 	$(BIN)/python -m pytest
+
+test-fast: setup ## the edit loop: every test that needs no PostgreSQL, Hugo or Chromium
+	$(BIN)/python -m pytest -q -m "not postgres and not site and not browser"
 
 lint: setup $(ACTIONLINT) ## ruff (lint + format check), shellcheck and actionlint
 	$(BIN)/ruff check scripts tests fleet

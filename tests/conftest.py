@@ -8,16 +8,33 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import CHROMIUM_ARGS, CHROMIUM_CANDIDATES, REPO, SITE_SOURCES
+from kbtest import (
+    CHROMIUM_ARGS,
+    CHROMIUM_CANDIDATES,
+    REPO,
+    SHIPPED_KNOWLEDGE,
+    SITE_SOURCES,
+    build_day_one_site_with_payload,
+    build_site,
+    copy_day_one,
+    shipped_root,
+    shipped_source,
+    tree_digest,
+)
+
+
+def pytest_report_header() -> list[str]:
+    return [f"shipped knowledge: {shipped_source()}"]
 
 
 @pytest.fixture
 def project_root(tmp_path: Path) -> Path:
-    """A throwaway project root: the site sources of this checkout, empty data/."""
+    """A throwaway project root: the site sources of this checkout (content/ as shipped),
+    empty data/."""
     root = tmp_path / "kb"
     root.mkdir()
     for name in SITE_SOURCES:
-        source = REPO / name
+        source = (shipped_root() if name in SHIPPED_KNOWLEDGE else REPO) / name
         if source.is_dir():
             shutil.copytree(source, root / name)
         else:
@@ -41,9 +58,33 @@ def chromium_path() -> str:
     pytest.skip(reason)
 
 
-@pytest.fixture
+def _built_once(public: Path):
+    """Yield ``public`` to every test of the session, then fail the session if any test
+    changed it (a test that needs to change a site copies it first)."""
+    before = tree_digest(public)
+    yield public
+    assert tree_digest(public) == before, f"a test changed the shared site {public}: copy it"
+
+
+@pytest.fixture(scope="session")
+def shipped_site(tmp_path_factory) -> Path:
+    """The shipped site (this checkout's layouts; data and content as committed) built once
+    with the real scripts/site.sh for the whole session: its public/ folder. Read only."""
+    yield from _built_once(build_site(copy_day_one(tmp_path_factory.mktemp("shipped") / "kb")))
+
+
+@pytest.fixture(scope="session")
+def payload_site(tmp_path_factory) -> Path:
+    """The shipped site with the payload run (kbtest.PAYLOAD in every free-text field) imported
+    beside it, built once for the session: its public/ folder. Read only."""
+    root = tmp_path_factory.mktemp("payload") / "kb"
+    yield from _built_once(build_day_one_site_with_payload(root))
+
+
+@pytest.fixture(scope="session")
 def browser(chromium_path: str):
-    """A real headless Chromium driven by Playwright (Debian's binary, not a download)."""
+    """A real headless Chromium driven by Playwright (Debian's binary, not a download), one
+    for the session; each test opens its own pages or contexts and closes them."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -52,3 +93,12 @@ def browser(chromium_path: str):
             yield instance
         finally:
             instance.close()
+
+
+@pytest.fixture(autouse=True)
+def _close_browser_pages(request):
+    """Close what a test opened in the session's browser (its pages and their contexts)."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()

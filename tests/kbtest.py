@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import http.server
+import os
 import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +23,61 @@ KB = VENV_BIN / "kb"
 REFERENCE_OUTPUTS = REPO / "tests" / "parse" / "fixtures"
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 SITE_SOURCES = ("config.toml", "layouts", "static", "content")
+#: What the project ships as knowledge: tests that compare with goldens or shipped figures read
+#: these as committed (``shipped_root``), so runs a user benched into the checkout change nothing.
+SHIPPED_KNOWLEDGE = ("data", "content")
+#: The one switch that rewrites golden files (read every diff it makes before committing).
+UPDATE_GOLDENS = os.environ.get("KB_UPDATE_GOLDENS") == "1"
+
+
+def assert_golden(path: Path, text: str) -> None:
+    """``text`` equals the golden file ``path``; with KB_UPDATE_GOLDENS=1 the file is written
+    first (then read the diff)."""
+    if UPDATE_GOLDENS:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"no golden {path.name}: run once with KB_UPDATE_GOLDENS=1, read it"
+    assert text == path.read_text(encoding="utf-8")
+
+
+def _git(*args: str) -> str | None:
+    done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def shipped_source() -> str:
+    """Where ``shipped_root`` takes data/ and content/ from, in words (the pytest header)."""
+    if _git("rev-parse", "--verify", "-q", "HEAD") is None:
+        return "data/ and content/ as they are on disk (not a git checkout: no HEAD to read)"
+    return "data/ and content/ as committed at HEAD (git archive), not as benched since"
+
+
+@functools.cache
+def shipped_root() -> Path:
+    """A folder holding data/ and content/ as committed at HEAD (``git archive``), extracted
+    once per HEAD and shared by test processes; the checkout itself outside a git checkout.
+    Read it, never write to it: copy it first (``copy_day_one``)."""
+    trees = [_git("rev-parse", "-q", "--verify", f"HEAD:{name}") for name in SHIPPED_KNOWLEDGE]
+    if None in trees:
+        return REPO
+    key = hashlib.sha256(" ".join(trees).encode()).hexdigest()[:16]
+    target = Path(tempfile.gettempdir()) / f"pgbench-kb-shipped-{key}"
+    if (target / ".complete").is_file():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix="pgbench-kb-shipped.", dir=target.parent))
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", "HEAD", *SHIPPED_KNOWLEDGE],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(staging)], input=archive.stdout, check=True)
+    (staging / ".complete").touch()
+    try:
+        staging.rename(target)
+    except OSError:  # another test process extracted the same commit first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def run_kb(*args: str, cwd: Path | None = None, input: str | None = None):
@@ -117,12 +175,31 @@ PAYLOAD = (
 
 
 def copy_day_one(root: Path) -> Path:
-    """The repository's site sources and data copied to ``root`` (a new folder); returns it."""
+    """The repository's site sources (this checkout's layouts, static files and config) and its
+    shipped knowledge (data/ and content/ as committed, ``shipped_root``) copied to ``root``
+    (a new folder); returns it."""
     root.mkdir()
     for name in (*SITE_SOURCES, "data"):
-        source = REPO / name
+        source = (shipped_root() if name in SHIPPED_KNOWLEDGE else REPO) / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
     return root
+
+
+def copy_built(public: Path, root: Path) -> Path:
+    """A built project (the root above ``public``: sources, data, build/ caches and public/)
+    copied to ``root`` (a new folder), to change without rebuilding; returns ``root``."""
+    shutil.copytree(public.parent, root, symlinks=True)
+    return root
+
+
+def tree_digest(folder: Path) -> str:
+    """The SHA-256 of every file under ``folder`` (paths and bytes)."""
+    total = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            total.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            total.update(hashlib.sha256(path.read_bytes()).digest())
+    return total.hexdigest()
 
 
 def build_day_one_site_with_payload(root: Path) -> Path:

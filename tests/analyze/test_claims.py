@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from planted import write_planted
 
-from kbtest import REPO, run_kb
+from kbtest import run_kb, shipped_root
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.claims import check_claim
 
 
 @pytest.fixture(scope="module")
 def claims() -> dict[str, dict]:
-    return {c["id"]: c for c in build_knowledge(REPO)["claims"]}
+    return {c["id"]: c for c in build_knowledge(shipped_root())["claims"]}
 
 
 def test_raid10_over_raid5_holds_on_all_three_pairs(claims):
@@ -144,7 +144,7 @@ def test_other_conclusions_hold(claims, claim_id):
 
 
 def test_every_claim_names_a_source_the_runs_name_or_says_why_it_cannot_be_checked(claims):
-    titles = {g["source"] for g in build_knowledge(REPO)["groups"]}
+    titles = {g["source"] for g in build_knowledge(shipped_root())["groups"]}
     for c in claims.values():
         assert c["source"].split(" (")[0] in {t.split(" (")[0] for t in titles if t} or (
             c["verdict"] == "cannot be checked"
@@ -391,7 +391,7 @@ def test_a_claim_no_comparison_matches_cannot_be_checked(tmp_path: Path):
 
 def test_a_bad_claims_file_is_one_line(tmp_path: Path):
     root = write_planted(tmp_path)
-    shutil.copy(REPO / "data" / "claims.yaml", root / "data" / "claims.yaml")
+    shutil.copy(shipped_root() / "data" / "claims.yaml", root / "data" / "claims.yaml")
     path = root / "data" / "claims.yaml"
     path.write_text(path.read_text().replace("direction: lower", "direction: down"))
     done = run_kb("compare", "--root", str(root))
@@ -405,9 +405,7 @@ def test_a_bad_claims_file_is_one_line(tmp_path: Path):
 
 def test_claims_name_their_sources_only_as_known() -> None:
     """Issue 11: the 2006 page is not known to be a users' group's; no claim may say so."""
-    from kbtest import REPO
-
-    text = (REPO / "data" / "claims.yaml").read_text(encoding="utf-8")
+    text = (shipped_root() / "data" / "claims.yaml").read_text(encoding="utf-8")
     assert "users' group" not in text
 
 
@@ -440,7 +438,9 @@ def test_findings_write_large_numbers_plainly_and_say_what_they_hold_for() -> No
 def test_a_narrowed_compare_keeps_the_claims_of_groups_it_compares():
     """A groups claim has no comparison of its own: `--factor` keeps it when the groups it
     rests on are compared there, and leaves out claims about other factors."""
-    done = run_kb("compare", "--root", str(REPO), "--json", "--factor", "storage.wal.placement")
+    done = run_kb(
+        "compare", "--root", str(shipped_root()), "--json", "--factor", "storage.wal.placement"
+    )
     assert done.returncode == 0, done.stderr
     kept = {c["id"] for c in json.loads(done.stdout)["claims"]}
     assert {"wal-split-same-disks-worse", "wal-own-disks-adds-spindles"} <= kept

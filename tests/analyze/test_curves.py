@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbtest import assert_golden
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.curves import (
     FALL_OFF_THRESHOLD_PCT,
@@ -480,16 +481,13 @@ def test_factor_filter_keeps_the_curves_that_sweep_it(two_machines) -> None:
 
 
 def test_table_shows_curves_and_stability_golden(two_machines) -> None:
-    import os
 
     from pgbench_kb.analyze.render import render_table
     from pgbench_kb.analyze.select import select
 
     text = render_table(select(two_machines, factor="benchmark.clients"))
     path = Path(__file__).parent / "golden" / "curves-table.txt"
-    if os.environ.get("KB_UPDATE_GOLDENS"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+    assert_golden(path, text)
     assert "curves (tps and latency against clients or scale)" in text
     assert "stability over time" in text
 

@@ -9,32 +9,46 @@ with golden files (regenerate with ``KB_UPDATE_GOLDENS=1`` after an intended cha
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from kbtest import REPO, run_kb
+from kbtest import assert_golden, run_kb, shipped_root
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.render import render_table
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
+def _transcribed() -> list[tuple[Path, dict]]:
+    """The shipped transcribed run files (path, data): the history the sources wrote, not
+    whatever measured runs are merged later. Read when a fixture first asks, never at import."""
+    found = []
+    for path in sorted((shipped_root() / "data" / "runs").rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        if "\norigin: transcribed\n" in text:
+            found.append((path, yaml.load(text, Loader=yaml.CSafeLoader)))
+    return found
+
+
 @pytest.fixture(scope="module")
-def history_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A root holding the repository's transcribed runs only (and the claims): the history
-    the sources wrote, not whatever measured runs are merged later."""
+def transcribed() -> list[tuple[Path, dict]]:
+    runs = _transcribed()
+    assert all(run["origin"] == "transcribed" for _path, run in runs) and len(runs) >= 20
+    return runs
+
+
+@pytest.fixture(scope="module")
+def history_root(tmp_path_factory: pytest.TempPathFactory, transcribed) -> Path:
+    """A root holding the shipped transcribed runs only (and the claims)."""
     root = tmp_path_factory.mktemp("history")
-    for path in sorted((REPO / "data" / "runs").rglob("*.yaml")):
-        run = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if run.get("origin") == "transcribed":
-            target = root / path.relative_to(REPO)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
-    shutil.copy2(REPO / "data" / "claims.yaml", root / "data" / "claims.yaml")
+    for path, _run in transcribed:
+        target = root / path.relative_to(shipped_root())
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    shutil.copy2(shipped_root() / "data" / "claims.yaml", root / "data" / "claims.yaml")
     return root
 
 
@@ -43,26 +57,19 @@ def knowledge(history_root: Path) -> dict:
     return build_knowledge(history_root)
 
 
-def _runs() -> dict[str, dict]:
+@pytest.fixture(scope="module")
+def runs_by_locator(transcribed) -> dict[str, dict]:
     """Source locator (e.g. 'results table, row 5') → run data."""
-    out = {}
-    for path in sorted((REPO / "data" / "runs").rglob("*.yaml")):
-        run = yaml.safe_load(path.read_text(encoding="utf-8"))
-        out[(run["provenance"].get("source") or {}).get("locator") or run["id"]] = run
-    return out
-
-
-RUNS = _runs()
+    return {
+        (run["provenance"].get("source") or {}).get("locator") or run["id"]: run
+        for _path, run in transcribed
+    }
 
 
 @pytest.fixture(scope="module")
-def by_locator() -> dict[str, str]:
+def by_locator(runs_by_locator) -> dict[str, str]:
     """Source locator → run id."""
-    return {locator: run["id"] for locator, run in RUNS.items()}
-
-
-def uncertain(locator: str) -> list:
-    return RUNS[locator]["provenance"].get("uncertain") or []
+    return {locator: run["id"] for locator, run in runs_by_locator.items()}
 
 
 def find(knowledge: dict, run_a: str, run_b: str) -> tuple[dict, float, dict, dict]:
@@ -306,13 +313,17 @@ SOURCE_COMPARISONS = [
     ids=[c[0] for c in SOURCE_COMPARISONS],
 )
 def test_every_source_comparison_is_reproduced(
-    knowledge, by_locator, what, loc_a, loc_b, field, ratio, caveats
+    knowledge, by_locator, runs_by_locator, what, loc_a, loc_b, field, ratio, caveats
 ):
     c, got, _a, _b = find(knowledge, by_locator[loc_a], by_locator[loc_b])
     assert field in c["factor"].split("+"), (what, c["factor"])
     assert got == pytest.approx(ratio, rel=2e-4), what
     assert c["change_pct"] == pytest.approx((c["ratio"] - 1) * 100, abs=0.006)
+
     # A field a run file marks uncertain, on one side only, is a caveat too (follows the data).
+    def uncertain(locator: str) -> list:
+        return runs_by_locator[locator]["provenance"].get("uncertain") or []
+
     if uncertain(loc_a) != uncertain(loc_b):
         caveats = sorted([*caveats, "provenance.uncertain"])
     assert [d["field"] for d in c["differs_also"]] == caveats, what
@@ -390,19 +401,14 @@ def test_findings_are_only_for_verdicts_outside_noise_or_marked(knowledge):
     assert not {c["id"] for c in noise} & mentioned
 
 
-def _golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
-
-
 def test_json_matches_golden(knowledge):
-    _golden("history.json", json.dumps(knowledge, indent=1, ensure_ascii=False) + "\n")
+    assert_golden(
+        GOLDEN / "history.json", json.dumps(knowledge, indent=1, ensure_ascii=False) + "\n"
+    )
 
 
 def test_table_matches_golden(knowledge):
-    _golden("history.txt", render_table(knowledge))
+    assert_golden(GOLDEN / "history.txt", render_table(knowledge))
 
 
 def test_cli_prints_the_same_json_and_table(history_root: Path):

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from planted import EXTENDED, records, write_planted
 
+from kbtest import assert_golden
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.groups import build_groups
 from pgbench_kb.analyze.latency import latency_comparisons
@@ -163,9 +164,7 @@ def test_a_noise_sized_three_by_two_interaction_is_not_reported(tmp_path):
 def test_table_with_latency_lines_matches_golden(knowledge):
     text = render_table(knowledge)
     path = GOLDEN / "extended.txt"
-    if __import__("os").environ.get("KB_UPDATE_GOLDENS"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
+    assert_golden(path, text)
     assert "latency avg (ms)" in text and "lower: better" in text
 
 

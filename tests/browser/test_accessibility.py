@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one, serve
+from kbtest import serve
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -35,8 +35,9 @@ SERIOUS = {"serious", "critical"}
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory) -> Path:
-    return build_site(copy_day_one(tmp_path_factory.mktemp("axe") / "kb"))
+def public(shipped_site: Path) -> Path:
+    """The shipped site, built once for the session (read only)."""
+    return shipped_site
 
 
 def address(public: Path, pattern: str) -> str:

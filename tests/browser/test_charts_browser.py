@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one, serve
+from kbtest import serve
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -53,8 +53,9 @@ SMALLEST_SHOWN = """(svg) => {
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory) -> Path:
-    return build_site(copy_day_one(tmp_path_factory.mktemp("charts") / "kb"))
+def public(shipped_site: Path) -> Path:
+    """The shipped site, built once for the session (read only)."""
+    return shipped_site
 
 
 def chart_pages(public: Path) -> list[str]:

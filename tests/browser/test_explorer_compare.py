@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one, serve, serve_under, watch_page
+from kbtest import serve, serve_under, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -28,8 +28,9 @@ HIGHER = (
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory) -> Path:
-    return build_site(copy_day_one(tmp_path_factory.mktemp("explore") / "kb"))
+def public(shipped_site: Path) -> Path:
+    """The shipped site, built once for the session (read only)."""
+    return shipped_site
 
 
 @pytest.fixture(scope="module")

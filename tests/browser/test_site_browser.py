@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_day_one_site_with_payload, serve, serve_under, watch_page
+from kbtest import serve, serve_under, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -17,8 +17,9 @@ RUN_PAGE_BUDGET_BYTES = 150 * 1024
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory) -> Path:
-    return build_day_one_site_with_payload(tmp_path_factory.mktemp("browser") / "kb")
+def public(payload_site: Path) -> Path:
+    """The shipped site with the payload run, built once for the session (read only)."""
+    return payload_site
 
 
 def pages_of(public: Path) -> list[str]:

@@ -3,12 +3,11 @@ would submit it, and the whole report must equal its ``.expected`` file exactly 
 as ``{path}``. Nothing may crash; every case must fail with exit status 1.
 
 Add a case by dropping a file in bad/ and writing its .expected file (or run the tests with
-KB_REGEN_EXPECTED=1 once, then read every new .expected file before committing it).
+KB_UPDATE_GOLDENS=1 once, then read every new .expected file before committing it).
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from checkkit import BAD, stage
+from kbtest import UPDATE_GOLDENS, assert_golden
 from pgbench_kb.runs.check import check_paths, format_report
 
 CASES = sorted(p for p in BAD.iterdir() if p.is_dir() or p.suffix in {".yaml", ".md"})
@@ -31,7 +31,7 @@ def test_corpus_is_large_enough() -> None:
 
 def test_every_case_has_its_expected_message() -> None:
     missing = [c.name for c in CASES if not expected_path(c).is_file()]
-    assert not missing or os.environ.get("KB_REGEN_EXPECTED")
+    assert not missing or UPDATE_GOLDENS
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
@@ -40,9 +40,7 @@ def test_bad_input(case: Path, project: Path) -> None:
     report = check_paths([str(dest)], root=project)
     text = format_report(report).replace(str(dest), "{path}")
     expected = expected_path(case)
-    if os.environ.get("KB_REGEN_EXPECTED"):
-        expected.write_text(text, encoding="utf-8")
-    assert text == expected.read_text(encoding="utf-8")
+    assert_golden(expected, text)
     assert report.errors, "a bad input must produce at least one error"
 
 

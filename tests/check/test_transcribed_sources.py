@@ -4,12 +4,14 @@ them. Each test names the kind of mistake it guards."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import frontmatter
 import pytest
 
 from checkkit import good_run, report_of, write
+from kbtest import shipped_root
 from pgbench_kb.parse import parse_text
 from pgbench_kb.runs.check import rules_raw_output, run_rules
 from pgbench_kb.runs.runfile import load_yaml_file
@@ -103,13 +105,23 @@ def test_a_contributed_run_carries_its_provenance() -> None:
 # the project's transcribed runs ---------------------------------------------------------------
 
 
+@functools.cache
+def _transcribed_runs() -> tuple[dict, ...]:
+    """The shipped transcribed run files, read once (measured runs never carry a source)."""
+    paths = sorted((shipped_root() / "data" / "runs").rglob("*.yaml"))
+    return tuple(
+        load_yaml_file(path).data
+        for path in paths
+        if "\norigin: transcribed\n" in path.read_text(encoding="utf-8")
+    )
+
+
 def runs_of(title: str) -> list[dict]:
-    found = []
-    for path in sorted((REPO / "data" / "runs").rglob("*.yaml")):
-        run = load_yaml_file(path).data
-        if (run["provenance"].get("source") or {}).get("title") == title:
-            found.append(run)
-    return found
+    return [
+        run
+        for run in _transcribed_runs()
+        if (run["provenance"].get("source") or {}).get("title") == title
+    ]
 
 
 TALK = "Using pgbench well (a conference talk, PostgreSQL 17 development cycle)"
@@ -117,7 +129,7 @@ OS_STUDY = "PostgreSQL benchmark on FreeBSD, CentOS, Ubuntu Debian and openSUSE"
 
 
 def note(slug: str) -> frontmatter.Post:
-    return frontmatter.load(REPO / "content" / "hardware" / f"{slug}.md")
+    return frontmatter.load(shipped_root() / "content" / "hardware" / f"{slug}.md")
 
 
 def test_the_talk_runs_state_no_settings_and_pgbench_17devel() -> None:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from kbtest import REPO, copy_day_one, run_kb
+from kbtest import assert_golden, copy_day_one, run_kb, shipped_root
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.derive.answer_pages import LEAD_WORDS, build_answers, load_answers
 from pgbench_kb.derive.site import derive_site
@@ -73,9 +72,7 @@ def as_text(answer: dict) -> str:
 
 def test_every_answer_matches_golden(derived: Path):
     text = "\n".join(as_text(a) for a in answers_of(derived))
-    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert text == GOLDEN.read_text(encoding="utf-8")
+    assert_golden(GOLDEN, text)
 
 
 def test_every_question_has_a_page_with_a_short_lead(derived: Path):
@@ -114,24 +111,24 @@ def test_evidence_of_several_workloads_names_each_and_groups_by_it(derived: Path
 def test_home_page_leads_with_the_answers(derived: Path):
     home = json.loads((derived / "data" / "home.json").read_text(encoding="utf-8"))
     assert [a["url"] for a in home["answers"]] == [
-        f"answers/{a['slug']}/" for a in load_answers(REPO)["answers"]
+        f"answers/{a['slug']}/" for a in load_answers(shipped_root())["answers"]
     ]
 
 
 @pytest.fixture(scope="module")
 def known() -> dict:
-    return build_knowledge(REPO)
+    return build_knowledge(shipped_root())
 
 
 def test_the_lead_s_figures_come_from_the_analysis(known: dict):
     """Planted: the RAID claim's checks moved to other figures; the lead follows them."""
-    before = {a["slug"]: a["lead"] for a in build_answers(known, {"families": {}}, REPO)}
+    before = {a["slug"]: a["lead"] for a in build_answers(known, {"families": {}}, shipped_root())}
     assert "50.6–73.4%" in before["raid-level"]
     planted = copy.deepcopy(known)
     claim = next(c for c in planted["claims"] if c["id"] == "raid10-beats-raid5")
     for check, value in zip(claim["checks"], (31.0, 44.4, 52.25), strict=False):
         check["change_pct"] = value
-    after = {a["slug"]: a["lead"] for a in build_answers(planted, {"families": {}}, REPO)}
+    after = {a["slug"]: a["lead"] for a in build_answers(planted, {"families": {}}, shipped_root())}
     assert "31.0–52.2%" in after["raid-level"] or "31.0–52.3%" in after["raid-level"]
     assert "50.6" not in after["raid-level"]
     assert after["wal-placement"] == before["wal-placement"]
@@ -144,12 +141,12 @@ def test_a_lead_whose_claim_changed_verdict_stops_the_build(known: dict):
     claim = next(c for c in planted["claims"] if c["id"] == "write-cache-makes-flushes-cheap")
     claim["verdict"] = "not supported by its own figures"
     with pytest.raises(DeriveError) as error:
-        build_answers(planted, {"families": {}}, REPO)
+        build_answers(planted, {"families": {}}, shipped_root())
     message = str(error.value)
     assert "data/answers.yaml" in message and "expects" in message
     assert "write-cache-makes-flushes-cheap" in message and "rewrite the lead" in message
     line = int(re.search(r"answers\.yaml:(\d+)", message).group(1))
-    text = (REPO / "data" / "answers.yaml").read_text(encoding="utf-8").splitlines()
+    text = (shipped_root() / "data" / "answers.yaml").read_text(encoding="utf-8").splitlines()
     assert text[line - 1].strip() == "- slug: write-cache"
 
 
@@ -255,11 +252,11 @@ def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(k
         if c.get("verdict") == "higher" and str(c.get("machine")).startswith("kb-dev-epyc-2c")
     ]  # fmt: skip
     assert judged, "the shipped data has judged fsync comparisons"
-    before = {a["slug"]: a for a in build_answers(planted, {"families": {}}, REPO)}
+    before = {a["slug"]: a for a in build_answers(planted, {"families": {}}, shipped_root())}
     for comparison in judged:
         comparison["verdict"] = "not_comparable"
         comparison["sessions"] = {"basis": "none", "how_run_differs": ["benchmark.duration_s"]}
-    after = {a["slug"]: a for a in build_answers(planted, {"families": {}}, REPO)}
+    after = {a["slug"]: a for a in build_answers(planted, {"families": {}}, shipped_root())}
     figure = f"{min(c['change_pct'] for c in judged):+.1f}%"
     assert figure in before["durability"]["lead"]
     assert figure not in after["durability"]["lead"]

@@ -6,12 +6,12 @@ Regenerate the goldens after an intended change with ``KB_UPDATE_GOLDENS=1`` and
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from kbtest import assert_golden
 from pgbench_kb.derive import charts
 from pgbench_kb.derive import checkpoints as marks
 from pgbench_kb.derive.describe import (
@@ -67,9 +67,7 @@ def test_run_page_matches_golden(fixture: Path, derived: Path):
     # Written compact (fast for 10,000 pages); compared pretty-printed, so a diff is readable.
     page = json.dumps(json.loads(page), ensure_ascii=False, indent=1) + "\n"
     golden = fixture.with_suffix(".page.md")
-    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
-        golden.write_text(page, encoding="utf-8")
-    assert page == golden.read_text(encoding="utf-8")
+    assert_golden(golden, page)
 
 
 def test_run_page_shows_the_raw_output_and_what_was_declared(derived: Path):

@@ -5,11 +5,11 @@ Regenerate after an intended change with ``KB_UPDATE_GOLDENS=1`` and read the di
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from kbtest import assert_golden
 from pgbench_kb.derive import format as fmt
 
 GOLDEN = Path(__file__).parent / "golden" / "format.txt"
@@ -73,9 +73,7 @@ def render() -> str:
 
 def test_formats_match_golden():
     text = render()
-    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert text == GOLDEN.read_text(encoding="utf-8")
+    assert_golden(GOLDEN, text)
 
 
 @pytest.mark.parametrize("value", [1, 2, 999, 1000, 1024, 10**12, 2**40, 5 * 10**9])

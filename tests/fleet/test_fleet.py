@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = [pytest.mark.postgres, pytest.mark.site]
+
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / ".venv"
 PLAYBOOK = Path("fleet") / "bench.yml"

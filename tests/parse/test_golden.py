@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from kbtest import assert_golden
 from pgbench_kb.errors import ParseError
 from pgbench_kb.parse import parse_paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
-UPDATE = os.environ.get("KB_UPDATE_GOLDENS") == "1"
 
 
 def fixture_inputs() -> list[Path]:
@@ -52,7 +52,4 @@ def parse_fixture(entry: Path) -> dict[str, Any]:
 def test_golden(entry: Path) -> None:
     golden = entry.with_suffix(".json") if entry.is_file() else entry.parent / f"{entry.name}.json"
     result = json.loads(json.dumps(parse_fixture(entry)))
-    if UPDATE:
-        golden.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    assert golden.exists(), f"no golden {golden.name}: run with KB_UPDATE_GOLDENS=1 and check it"
-    assert result == json.loads(golden.read_text())
+    assert_golden(golden, json.dumps(result, indent=2, ensure_ascii=False) + "\n")

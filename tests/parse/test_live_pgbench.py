@@ -19,6 +19,8 @@ from pgbench_kb.errors import ParseError
 from pgbench_kb.parse import parse_text
 from pgbench_kb.parse.textlines import prepare_lines
 
+pytestmark = pytest.mark.postgres
+
 CASES = (
     "option-t-and-T",
     "option-unknown",

@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one
-
 pytestmark = pytest.mark.site
 
 #: What must not reach a reader: a run file's dotted field path, a Python tuple or dict, a
@@ -30,8 +28,9 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory) -> Path:
-    return build_site(copy_day_one(tmp_path_factory.mktemp("reader") / "kb"))
+def public(shipped_site: Path) -> Path:
+    """The shipped site, built once for the session (read only)."""
+    return shipped_site
 
 
 def pages(public: Path) -> list[Path]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_site, copy_day_one, run_kb, serve, serve_under, watch_page
+from kbtest import copy_built, run_kb, serve, serve_under, watch_page
 
 pytestmark = pytest.mark.site
 
@@ -179,10 +179,11 @@ def test_kb_index_help_has_an_example():
 
 
 @pytest.fixture(scope="module")
-def planted_site(tmp_path_factory) -> Path:
-    """The day-one site (scripts/site.sh), then planted pages indexed with its cache."""
-    root = tmp_path_factory.mktemp("bundle") / "kb"
-    public = build_site(copy_day_one(root))
+def planted_site(tmp_path_factory, shipped_site: Path) -> Path:
+    """The day-one site (a copy of the session's build), then planted pages indexed with its
+    cache."""
+    root = copy_built(shipped_site, tmp_path_factory.mktemp("bundle") / "kb")
+    public = root / "public"
     plant(public)
     plant_tied(public)
     assert index(public, root / "build" / "cache" / "search")["indexed"] == ["site"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import REPO, build_site, copy_day_one, run_kb
+from kbtest import REPO, run_kb
 from pgbench_kb.errors import SearchIndexError
 from pgbench_kb.publish import cbor, search_index
 
@@ -56,12 +56,10 @@ def test_cbor_refuses_what_pagefind_does_not_write(hex_bytes):
 
 
 @pytest.fixture(scope="module")
-def hugo_site(tmp_path_factory) -> Path:
-    """The day-one data built once (Hugo + `kb index`); returned without its pagefind/."""
-    root = tmp_path_factory.mktemp("index") / "kb"
-    public = build_site(copy_day_one(root))
-    site = root.parent / "hugo-only"
-    shutil.copytree(public, site, ignore=shutil.ignore_patterns("pagefind"))
+def hugo_site(tmp_path_factory, shipped_site: Path) -> Path:
+    """The session's shipped site (Hugo + `kb index`), copied without its pagefind/."""
+    site = tmp_path_factory.mktemp("index") / "hugo-only"
+    shutil.copytree(shipped_site, site, ignore=shutil.ignore_patterns("pagefind"))
     return site
 
 

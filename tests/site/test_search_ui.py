@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import build_day_one_site_with_payload, serve, serve_under, watch_page
+from kbtest import serve, serve_under, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -19,8 +19,9 @@ PREFIXES = pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"
 
 
 @pytest.fixture(scope="module")
-def public(tmp_path_factory) -> Path:
-    return build_day_one_site_with_payload(tmp_path_factory.mktemp("search-ui") / "kb")
+def public(payload_site: Path) -> Path:
+    """The shipped site with the payload run, built once for the session (read only)."""
+    return payload_site
 
 
 def served(public: Path, prefix: str):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import KB, REPO, build_site, copy_day_one
+from kbtest import KB, REPO, copy_built
 
 pytestmark = pytest.mark.site
 
@@ -29,10 +29,9 @@ FIRST_RUN = "20261127T014210Z-kb-dev-epyc-2c-tpcb-like-s8-c4-658f5881"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    root = copy_day_one(tmp_path_factory.mktemp("attacks") / "kb")
-    build_site(root)
-    return root
+def built(tmp_path_factory, shipped_site: Path) -> Path:
+    """A copy of the session's shipped site, built, to attack."""
+    return copy_built(shipped_site, tmp_path_factory.mktemp("attacks") / "kb")
 
 
 def digest(public: Path) -> str:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
 
-from kbtest import PAYLOAD, REPO, build_site, import_payload_run, import_reference_run
+from kbtest import (
+    PAYLOAD,
+    REPO,
+    build_site,
+    copy_day_one,
+    import_payload_run,
+    import_reference_run,
+)
 
 pytestmark = pytest.mark.site
 
@@ -75,12 +81,10 @@ def test_raw_html_in_a_note_is_a_located_error_not_a_hugo_warning(project_root):
     assert "Traceback" not in done.stderr
 
 
-def test_day_one_content_builds_and_client_notes_list_their_runs(project_root):
+def test_day_one_content_builds_and_client_notes_list_their_runs(shipped_site):
     """Regression: a hardware note of a client machine (pgbench ran there, the server was
     elsewhere) said "No results yet" although a run names it as its client."""
-    shutil.rmtree(project_root / "data")
-    shutil.copytree(REPO / "data", project_root / "data")
-    public = build_site(project_root)
+    public = shipped_site
     client = (public / "hardware" / "i7-6700-client" / "index.html").read_text(encoding="utf-8")
     assert client.count('class="run"') >= 1
     home = (public / "index.html").read_text(encoding="utf-8")
@@ -107,18 +111,13 @@ def test_day_one_content_builds_and_client_notes_list_their_runs(project_root):
     assert "&#43;42.3% on 8.2.14" in sources
 
 
-def test_two_builds_of_the_same_data_are_identical(project_root):
-    """Regression guard: nothing in public/ may depend on the time or order of a build.
+def test_two_builds_of_the_same_data_are_identical(shipped_site, tmp_path):
+    """Regression guard: nothing in public/ may depend on the time, order or folder of a build.
     Regression (Pagefind issue #638): Pagefind's filter index came out in hash-map order, so
     pagefind/filter/*, pagefind-entry.json and the .pf_meta file differed; `kb index` now
     rewrites them in a fixed order, and no file is exempt."""
-    shutil.rmtree(project_root / "data")
-    shutil.copytree(REPO / "data", project_root / "data")
-    first = build_site(project_root)
-    kept = project_root.parent / "first-public"
-    shutil.copytree(first, kept)
-    shutil.rmtree(project_root / "build")  # cold: the chart cache too
-    second = build_site(project_root)
+    kept = shipped_site  # the session's cold build
+    second = build_site(copy_day_one(tmp_path / "again"))  # cold too, in another folder
 
     def stable(folder):
         return sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
