@@ -14,7 +14,8 @@ where a rank test cannot: with 3 against 3 the smallest two-sided p-value Mannâ€
 reach is 0.1.
 
 The t quantile is computed here (no scipy): the regularized incomplete beta function by its
-continued fraction, inverted by bisection, accurate to 1e-10.
+continued fraction, inverted by Newton's method from the normal quantile (bisection as the
+safe fallback), accurate to 1e-10.
 """
 
 from __future__ import annotations

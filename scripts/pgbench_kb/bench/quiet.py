@@ -27,11 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.bench.facts import read_regular
-
-#: Other processes may use at most this share of one core during a trial (10%).
-OTHER_CORE_SHARE_LIMIT = 0.10
-#: Steal may be at most this percentage of all CPU time during a trial.
-STEAL_PCT_LIMIT = 2.0
+from pgbench_kb.runs.quietness import OTHER_CORE_SHARE_LIMIT, STEAL_PCT_LIMIT
 #: The heaviest other processes named in the run file.
 TOP_OTHERS = 3
 KTHREADD = 2

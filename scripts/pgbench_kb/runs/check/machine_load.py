@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pgbench_kb.bench.quiet import OTHER_CORE_SHARE_LIMIT, STEAL_PCT_LIMIT
+from pgbench_kb.runs.quietness import OTHER_CORE_SHARE_LIMIT, STEAL_PCT_LIMIT
 from pgbench_kb.runs.check.report import Issue
 
 #: How far core_share may be from cpu_s / interval_s (both are rounded when recorded).
