@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.runs.runfile import Loaded, load_yaml_text, read_text_file
-from pgbench_kb.runs.schema import validate
 
 #: The schemas of the documents, by name (``runs/schemas/NAME.schema.json``).
 DOCUMENT_SCHEMAS = ("profile", "claims", "answers")
@@ -70,6 +69,10 @@ def schema_problems(name: str, loaded: Loaded, shown: str) -> list[Located]:
     ]
     if located:
         return located
+    # Imported here: bench/sampling.py, run beside every trial, imports the profile's model and
+    # must not pay for jsonschema.
+    from pgbench_kb.runs.schema import validate
+
     located = [
         Located(shown, loaded.line_of(p.field), p.field, p.message, p.hint)
         for p in validate(name, loaded.data)
