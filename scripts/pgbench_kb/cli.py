@@ -14,13 +14,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pgbench_kb import __version__
 from pgbench_kb.errors import KbError
 
 if TYPE_CHECKING:
-    from pgbench_kb.runs.documents import DocumentKind
+    from pgbench_kb.runs.documents import DocumentCheck, DocumentKind
 
 
 @dataclass(frozen=True)
@@ -155,22 +155,39 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _lazy_check(module: str, name: str) -> DocumentCheck:
+    """``module.name``, imported only when a document of its kind is there to check (a tree
+    without claims or answers, such as ``kb synth``'s, never loads the analysis)."""
+
+    def check(path: Path, shown: str) -> list[Any]:
+        from importlib import import_module
+
+        return getattr(import_module(module), name)(path, shown)
+
+    return check
+
+
 def _documents() -> tuple[DocumentKind, ...]:
     """What ``kb check`` validates besides run files and pages: each document with a schema,
     where it lives and the stage that owns its rules."""
-    from pgbench_kb.analyze.claims_file import claims_problems
-    from pgbench_kb.bench.profile import profile_problems
-    from pgbench_kb.derive.answers_file import answers_problems
     from pgbench_kb.runs.documents import DocumentKind
 
     return (
         DocumentKind(
             "profile",
             ("scripts/profiles/*.yaml", "scripts/profiles/campaign/*.yaml"),
-            profile_problems,
+            _lazy_check("pgbench_kb.bench.profile", "profile_problems"),
         ),
-        DocumentKind("claims", ("data/claims.yaml",), claims_problems),
-        DocumentKind("answers", ("data/answers.yaml",), answers_problems),
+        DocumentKind(
+            "claims",
+            ("data/claims.yaml",),
+            _lazy_check("pgbench_kb.analyze.claims_file", "claims_problems"),
+        ),
+        DocumentKind(
+            "answers",
+            ("data/answers.yaml",),
+            _lazy_check("pgbench_kb.derive.answers_file", "answers_problems"),
+        ),
     )
 
 
