@@ -157,16 +157,20 @@ def test_kb_check_reports_profiles_claims_and_answers_at_their_lines(tmp_path: P
 
 
 def test_kb_check_of_a_named_profile_checks_it_as_a_profile(tmp_path: Path) -> None:
-    """A profile named on the command line is checked as a profile, not as a run file."""
+    """A profile named on the command line (or a folder of them, or data/ with claims.yaml) is
+    checked as a profile, not as a run file."""
     root = _project(tmp_path)
     good = root / "scripts/profiles/good.yaml"
     good.write_text((PROFILES_DIR / "smoke.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    done = run_kb("check", "--root", str(root), str(good))
-    assert (done.returncode, done.stdout) == (
-        0,
-        "checked 0 run file(s), 0 hardware note(s) and 1 other file(s) (profiles, claims, "
-        "answers): 0 error(s), 0 warning(s)\n",
-    )
+    (root / "data/claims.yaml").write_text("schema_version: 1\nclaims: []\n", encoding="utf-8")
+    for named in (good, good.parent, root / "data"):
+        # a folder holding profiles or data files checks them as such, never as run files
+        done = run_kb("check", "--root", str(root), str(named))
+        assert (done.returncode, done.stdout) == (
+            0,
+            "checked 0 run file(s), 0 hardware note(s) and 1 other file(s) (profiles, claims, "
+            "answers): 0 error(s), 0 warning(s)\n",
+        )
 
 
 def test_the_shipped_documents_pass_kb_check() -> None:

@@ -161,20 +161,25 @@ def _documents(
     paths: Sequence[str], root: Path, kinds: Sequence[DocumentKind]
 ) -> tuple[list[str], list[tuple[DocumentKind, Path]]]:
     """The named paths left for the run files and notes, and the documents to check: every
-    one of ROOT without paths; else the named files that are documents of a kind."""
+    one of ROOT without paths; else the named files that are documents of a kind, and those
+    inside a named folder."""
     if not paths:
         return [], [(kind, path) for kind in kinds for path in kind.paths(root)]
-    known = {}
-    for kind in kinds:
-        for path in kind.paths(root):
-            known[os.path.realpath(path)] = kind
+    known = {os.path.realpath(path): (kind, path) for kind in kinds for path in kind.paths(root)}
     rest, found = [], []
     for named in paths:
-        kind = known.get(os.path.realpath(named)) if not os.path.islink(named) else None
-        if kind is None:
-            rest.append(named)
-        else:
-            found.append((kind, Path(named)))
+        real = os.path.realpath(named)
+        if real in known and not os.path.islink(named):
+            found.append((known[real][0], Path(named)))
+            continue
+        rest.append(named)
+        if is_dir(Path(named)):
+            inside = real.rstrip(os.sep) + os.sep
+            found += [
+                (kind, Path(named) / os.path.relpath(doc, real))
+                for doc, (kind, _path) in known.items()
+                if doc.startswith(inside)
+            ]
     return rest, found
 
 
@@ -201,6 +206,9 @@ def check_paths(
         runs, notes, missing = [], [], []
     else:
         runs, notes, missing = _collect(named, root)
+    if docs:  # a folder named on the command line holds them: not run files
+        found_docs = {os.path.realpath(path) for _kind, path in docs}
+        runs = [path for path in runs if os.path.realpath(path) not in found_docs]
     pages = _pages(named, root, notes)
     report = Report(
         runs=len(runs),
