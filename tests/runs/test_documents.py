@@ -55,6 +55,26 @@ def test_document_schema_is_valid_and_every_property_described(name: str) -> Non
 
 
 @pytest.mark.parametrize("name", DOCUMENT_SCHEMAS)
+def test_every_document_object_is_closed(name: str) -> None:
+    """Unknown keys are errors everywhere (a misspelt key is named, with "did you mean")."""
+
+    def open_objects(node: Any, path: str) -> list[str]:
+        found = []
+        if isinstance(node, dict):
+            if node.get("properties") and node.get("additionalProperties") is not False:
+                found.append(path)
+            for key, value in node.items():
+                if key != "allOf":  # conditions narrow closed objects
+                    found += open_objects(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                found += open_objects(item, f"{path}/{index}")
+        return found
+
+    assert open_objects(load_schema(name), "") == []
+
+
+@pytest.mark.parametrize("name", DOCUMENT_SCHEMAS)
 def test_shipped_documents_fit_their_schema(name: str) -> None:
     for path in SHIPPED[name]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
