@@ -14,9 +14,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pgbench_kb import __version__
 from pgbench_kb.errors import KbError
+
+if TYPE_CHECKING:
+    from pgbench_kb.runs.documents import DocumentCheck, DocumentKind
 
 
 @dataclass(frozen=True)
@@ -151,10 +155,46 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _lazy_check(module: str, name: str) -> DocumentCheck:
+    """``module.name``, imported only when a document of its kind is there to check (a tree
+    without claims or answers, such as ``kb synth``'s, never loads the analysis)."""
+
+    def check(path: Path, shown: str) -> list[Any]:
+        from importlib import import_module
+
+        return getattr(import_module(module), name)(path, shown)
+
+    return check
+
+
+def _documents() -> tuple[DocumentKind, ...]:
+    """What ``kb check`` validates besides run files and pages: each document with a schema,
+    where it lives and the stage that owns its rules."""
+    from pgbench_kb.runs.documents import DocumentKind
+
+    return (
+        DocumentKind(
+            "profile",
+            ("scripts/profiles/*.yaml", "scripts/profiles/campaign/*.yaml"),
+            _lazy_check("pgbench_kb.bench.profile", "profile_problems"),
+        ),
+        DocumentKind(
+            "claims",
+            ("data/claims.yaml",),
+            _lazy_check("pgbench_kb.analyze.claims_file", "claims_problems"),
+        ),
+        DocumentKind(
+            "answers",
+            ("data/answers.yaml",),
+            _lazy_check("pgbench_kb.derive.answers_file", "answers_problems"),
+        ),
+    )
+
+
 def _run_check(args: argparse.Namespace) -> int:
     from pgbench_kb.runs.check import check_paths, format_report
 
-    report = check_paths(args.paths, root=args.root, jobs=args.jobs)
+    report = check_paths(args.paths, root=args.root, jobs=args.jobs, documents=_documents())
     sys.stdout.write(format_report(report))
     return 1 if report.errors else 0
 
@@ -271,7 +311,7 @@ def _configure_plan(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--for-bash",
         action="store_true",
-        help="print the plan scripts/bench.sh reads (format: pgbench_kb/bench/profile.py)",
+        help="print the plan scripts/bench.sh reads (format: pgbench_kb/bench/profile/wire.py)",
     )
     p.add_argument(
         "--known-settings",

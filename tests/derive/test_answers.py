@@ -147,7 +147,7 @@ def test_a_lead_whose_claim_changed_verdict_stops_the_build(known: dict):
     assert "write-cache-makes-flushes-cheap" in message and "rewrite the lead" in message
     line = int(re.search(r"answers\.yaml:(\d+)", message).group(1))
     text = (shipped_root() / "data" / "answers.yaml").read_text(encoding="utf-8").splitlines()
-    assert text[line - 1].strip() == "- slug: write-cache"
+    assert text[line - 1].strip() == "write-cache-makes-flushes-cheap: holds"
 
 
 def _tree_with(tmp_path: Path, edit) -> Path:
@@ -169,12 +169,16 @@ def _tree_with(tmp_path: Path, edit) -> Path:
         (lambda d: d["answers"][0].update(lead="word " * 46), "at most 45"),
         (lambda d: d["answers"][0].update(claims=["no-such-claim"]), "no-such-claim"),
         (lambda d: d["answers"][1].update(slug="raid-level"), "unique"),
-        (lambda d: d["answers"][0].pop("why"), "no why"),
+        (lambda d: d["answers"][0].pop("why"), "why: missing (required)"),
         (
             lambda d: d["answers"][0].update(sets={"x": {"family": "raid-level", "os": "x"}}),
-            "unknown key 'os'",
+            "sets.x.os: unknown key",
         ),
-        (lambda d: d["answers"][0].update(sets={"x": {"machine": "a"}}), "no known family"),
+        (lambda d: d["answers"][0].update(sets={"x": {"machine": "a"}}), "x.family: missing"),
+        (
+            lambda d: d["answers"][0].update(sets={"x": {"family": "raid"}}),
+            "set 'x' has no known family",
+        ),
     ],
     ids=[
         "set",
@@ -187,6 +191,7 @@ def _tree_with(tmp_path: Path, edit) -> Path:
         "why",
         "set-key",
         "set-family",
+        "set-unknown-family",
     ],
 )
 def test_mistakes_in_answers_yaml_are_one_line_errors(tmp_path: Path, edit, words: str):
@@ -203,7 +208,7 @@ def test_a_set_within_the_noise_is_bounded_by_its_intervals():
     """``{set.bound}``: where the 95% intervals of comparisons within the noise, inside one
     session, leave any difference — from the lowest low to the highest high; comparisons with
     a verdict, across sessions or without an interval do not bound it."""
-    from pgbench_kb.derive.answer_pages import _Set
+    from pgbench_kb.derive.answer_leads import SetFigures as _Set
 
     one = {"shared": True}
     items = [
@@ -222,7 +227,8 @@ def test_a_sets_ranges_and_counts_take_only_their_own_verdict():
     """``{set.higher_range}`` and ``{set.lower_range}``: the signed changes of the comparisons
     with that verdict, lowest to highest; one figure when they round alike; ``none`` without.
     A set's ``workload`` keeps the comparisons that held that workload equal."""
-    from pgbench_kb.derive.answer_pages import _selected, _Set
+    from pgbench_kb.derive.answer_leads import SetFigures as _Set
+    from pgbench_kb.derive.answer_pages import _selected
 
     items = [
         {"verdict": "lower", "change_pct": -57.46},

@@ -261,18 +261,22 @@ def test_nan_and_inf_in_a_profile_are_refused(
     assert word in str(error)
 
 
-def test_profile_reader_refuses_non_finite_numbers_itself(tmp_path: Path):
-    """The same bug, below the YAML loader: the profile's own checks refuse NaN and infinity
+def test_profile_schema_refuses_non_finite_numbers_itself(tmp_path: Path):
+    """The same bug, below the YAML loader: the profile's schema check refuses NaN and infinity
     whatever the loader lets through."""
     import math
 
-    from pgbench_kb.bench.profile import _Reader
+    from pgbench_kb.runs.documents import schema_problems
 
-    reader = _Reader(Loaded({}, {}), tmp_path / "p.yaml")
     for value in (math.nan, math.inf, -math.inf):
-        with pytest.raises(ProfileError, match=r"expected a number ≥ 0\.001"):
-            reader.number("rates.0", value, minimum=0.001, hint="")
-    assert reader.number("rates.0", 5, minimum=0.001, hint="") == 5.0
+        data = {"description": "x", "scales": 3, "clients": 2, "workloads": "select-only"}
+        loaded = Loaded({**data, "rates": [value]}, {"rates": 6})
+        (problem,) = schema_problems("profile", loaded, "p.yaml")
+        assert (problem.line, problem.field, problem.message) == (
+            6,
+            "rates.0",
+            "is not a finite number",
+        )
 
 
 @pytest.mark.parametrize(
@@ -292,7 +296,7 @@ def test_numbers_past_pgbench_int_limit_are_refused(tmp_path: Path, extra: str, 
     text = "".join(ln for ln in BASE.splitlines(keepends=True) if not ln.startswith(f"{key}:"))
     error = _profile_error(tmp_path, text + extra + "\n")
     assert error.field == field
-    assert "is more than pgbench accepts (2147483647)" in error.message
+    assert "is above the maximum 2147483647" in error.message
 
 
 def test_clients_at_pgbench_limit_are_accepted(tmp_path: Path):

@@ -105,9 +105,9 @@ def test_tpcb_like_with_more_clients_than_branches_is_refused(tmp_path: Path):
 @pytest.mark.parametrize(
     ("key", "message"),
     [
-        ("seed: -1", "seed: expected a whole number from 0 to 2147483647, got -1"),
-        ("sessions: 0", "sessions: expected a positive whole number, got 0"),
-        ("sessions: 21", "sessions: 21 sessions; the limit is 20"),
+        ("seed: -1", "seed: -1 is below the minimum 0"),
+        ("sessions: 0", "sessions: 0 is below the minimum 1"),
+        ("sessions: 21", "sessions: 21 is above the maximum 20"),
         (
             "logged_latencies: 10000\nlog_sampling_rate: 0.1",
             "logged_latencies: the profile fixes log_sampling_rate",

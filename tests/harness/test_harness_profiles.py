@@ -19,19 +19,15 @@ BASE = "description: x\nscales: [2]\nclients: [2]\nworkloads: [tpcb-like]\ndurat
 CASES = [
     (
         BASE.replace("clients: [2]", "clients: [2, 0]"),
-        "3: clients.1: expected a positive whole number, got 0 (e.g. clients: [1, 4])",
+        "3: clients.1: 0 is below the minimum 1",
     ),
     (
         BASE.replace("[tpcb-like]", "[tpcb-like, select-everything]"),
-        "4: workloads.1: unknown workload 'select-everything' (a builtin (tpcb-like, "
-        "simple-update, select-only) or {name: …, scripts: […]})",
+        "4: workloads.1: 'select-everything' is not one of: tpcb-like, simple-update, select-only",
     ),
     (
         BASE.replace("workloads:", "workload:"),
-        "4: workload: unknown key 'workload' (known keys: description, scales, clients, "
-        "threads, workloads, duration_s, transactions, query_modes, rates, latency_limit_ms, "
-        "repeats, warmup_s, reset, log_sampling_rate, init_flags, settings, settings_sets, "
-        "seed, sessions, logged_latencies, servers)",
+        "4: workload: unknown key (did you mean 'workloads'?)",
     ),
     (
         BASE + "transactions: 100\n",
@@ -45,7 +41,7 @@ CASES = [
     ),
     (
         BASE + "query_modes: [simple, fast]\n",
-        "6: query_modes.1: unknown query mode 'fast' (query modes: simple, extended, prepared)",
+        "6: query_modes.1: 'fast' is not one of: simple, extended, prepared",
     ),
     (
         BASE.replace("duration_s: 2\n", ""),

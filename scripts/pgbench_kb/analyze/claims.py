@@ -28,133 +28,23 @@ touching one is reported with the reason but does not count towards the verdict.
 agrees on the change of the centres; the comparison's own verdict (``within_noise``,
 ``spread_unknown``) and caveats are reported beside it, and so is a change in the number of
 disks the two sides use (data array plus a WAL array of its own).
+
+The file is read and validated by ``analyze/claims_file.py`` (its schema:
+``runs/schemas/claims.schema.json``).
 """
 
 from __future__ import annotations
 
 from itertools import product
-from pathlib import Path
 from typing import Any
 
+from pgbench_kb.analyze.claims_file import CLAIMS_FILE, load_claims
 from pgbench_kb.analyze.factors import label
 from pgbench_kb.analyze.load import key
-from pgbench_kb.errors import RunFileError
-from pgbench_kb.runs.runfile import load_yaml_file
 
-CLAIMS_FILE = Path("data/claims.yaml")
-DIRECTIONS = ("higher", "lower", "unchanged")
-KINDS = ("comparison", "groups", "ranking", "figures")
+__all__ = ["CLAIMS_FILE", "check_claim", "check_claims", "load_claims"]
 #: Metrics a ``figures`` claim may name, and the group entry's key holding each.
 METRICS = {"tps": "center", "latency_avg_ms": "latency_avg_ms", "latency_max_ms": "latency_max_ms"}
-
-
-class _Fail(Exception):
-    def __init__(self, message: str, field: str, hint: str) -> None:
-        super().__init__(message)
-        self.field, self.hint = field, hint
-
-
-def _need_mapping(value: Any, field: str, hint: str) -> dict[str, Any]:
-    if not isinstance(value, dict) or not value:
-        raise _Fail("expected a mapping of field values", field, hint)
-    return value
-
-
-def _check_direction(claim: dict[str, Any], where: str) -> None:
-    direction = (claim.get("expects") or {}).get("direction")
-    if direction not in DIRECTIONS:
-        raise _Fail(
-            f"direction {direction!r} is not one of {', '.join(DIRECTIONS)}",
-            f"{where}.expects.direction",
-            "write higher, lower or unchanged",
-        )
-
-
-def _check_value(value: Any, field: str) -> None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if isinstance(value, list):
-        ok = len(value) == 2 and all(isinstance(v, int | float) for v in value)
-        ok = ok and value[0] <= value[1]
-    if not ok:
-        raise _Fail("expected a number or a [low, high] range", field, "e.g. 1500 or [300, 400]")
-
-
-def _validate(claim: Any, where: str) -> None:
-    if not isinstance(claim, dict) or not isinstance(claim.get("id"), str):
-        raise _Fail("a claim needs an id", where, "give each claim an id: slug")
-    kind = claim.get("kind", "comparison")
-    if kind not in KINDS:
-        raise _Fail(f"kind {kind!r} is not one of {', '.join(KINDS)}", f"{where}.kind", "omit it")
-    concerns = claim.get("concerns")
-    if concerns is None:
-        if not claim.get("reason"):
-            raise _Fail(
-                "a claim without figures needs a reason",
-                f"{where}.reason",
-                "say why it cannot be checked",
-            )
-        return
-    for i, aside in enumerate(claim.get("set_aside") or []):
-        if not isinstance(aside, dict) or not aside.get("why"):
-            raise _Fail("a set-aside needs its reason", f"{where}.set_aside.{i}.why", "say why")
-        _need_mapping(aside.get("where"), f"{where}.set_aside.{i}.where", "the group's fields")
-    if kind == "comparison":
-        for name in ("machine", "factor"):
-            if not isinstance(concerns.get(name), str):
-                raise _Fail(f"missing {name}", f"{where}.concerns.{name}", "name it")
-        for name in ("a", "b"):
-            if name not in concerns:
-                raise _Fail(f"missing {name}", f"{where}.concerns.{name}", "null means unset")
-        _check_direction(claim, where)
-    elif kind in ("groups", "figures"):
-        for name in ("a", "b"):
-            _need_mapping(concerns.get(name), f"{where}.concerns.{name}", "the fields of that side")
-        if kind == "groups":
-            _check_direction(claim, where)
-            return
-        figures = (claim.get("expects") or {}).get("figures")
-        if not isinstance(figures, list) or not figures:
-            raise _Fail("expected a list of figures", f"{where}.expects.figures", "metric, a, b")
-        for i, fig in enumerate(figures):
-            at = f"{where}.expects.figures.{i}"
-            if not isinstance(fig, dict) or fig.get("metric") not in METRICS:
-                raise _Fail(
-                    f"metric is not one of {', '.join(METRICS)}", f"{at}.metric", "name a metric"
-                )
-            for side in ("a", "b"):
-                _check_value(fig.get(side), f"{at}.{side}")
-    else:
-        order = (claim.get("expects") or {}).get("order")
-        if not isinstance(order, list) or len(order) < 2:
-            raise _Fail(
-                "a ranking needs at least two places", f"{where}.expects.order", "list them"
-            )
-        for i, tier in enumerate(order):
-            for item in tier if isinstance(tier, list) else [tier]:
-                _need_mapping(item, f"{where}.expects.order.{i}", "the fields of that place")
-
-
-def load_claims(root: Path) -> list[dict[str, Any]]:
-    """The claims of ``ROOT/data/claims.yaml`` (none when the file is absent)."""
-    path = root / CLAIMS_FILE
-    if not path.exists():
-        return []
-    loaded = load_yaml_file(path)
-    data = loaded.data
-    shown = CLAIMS_FILE.as_posix()
-
-    def fail(message: str, field: str, hint: str) -> RunFileError:
-        return RunFileError(message, path=shown, line=loaded.line_of(field), field=field, hint=hint)
-
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
-        raise fail("expected a mapping with a list 'claims'", "claims", "see the file's header")
-    claims = data["claims"]
-    for i, claim in enumerate(claims):
-        try:
-            _validate(claim, f"claims.{i}")
-        except _Fail as bad:
-            raise fail(str(bad), bad.field, bad.hint) from None
-    return claims
 
 
 def _side_value(side: dict[str, Any], field: str) -> Any:

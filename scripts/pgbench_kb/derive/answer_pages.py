@@ -12,349 +12,21 @@ stops with the line to rewrite instead of publishing a sentence the figures no l
 from __future__ import annotations
 
 import re
-import string
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive import knowledge
+from pgbench_kb.derive.answer_leads import ClaimFigures, LeadFields, SetFigures
+from pgbench_kb.derive.answers_file import ANSWERS_FILE, answer_error, load_answers, read_answers
 from pgbench_kb.derive.writer import Site
-from pgbench_kb.errors import DeriveError
 
-ANSWERS_FILE = Path("data") / "answers.yaml"
+__all__ = ["ANSWERS_FILE", "LEAD_WORDS", "build_answers", "load_answers", "write_answers"]
+
 #: The longest a lead may be once filled (the home page shows each one).
 LEAD_WORDS = 45
-#: How the verdicts of comparisons read in a lead, in this order.
-VERDICT_PHRASES = (
-    ("higher", "higher"),
-    ("lower", "lower"),
-    ("within_noise", "within the noise"),
-    ("spread_unknown", "of unknown spread"),
-    ("not_comparable", "not comparable across sessions"),
-)
-ANSWER_KEYS = {
-    "slug", "title", "label", "families", "same_disks", "claims", "sets", "expects", "lead",
-    "why", "unknown",
-}  # fmt: skip
-REQUIRED = ("slug", "title", "label", "families", "lead", "why")
-#: What a set of comparisons selects by (data/answers.yaml's header).
-SET_KEYS = {"family", "machine", "factor", "workload"}
 #: The field a set's ``workload`` selects by, and the evidence is grouped by.
 WORKLOAD = "benchmark.workload.name"
-
-
-class _Loader(yaml.SafeLoader):
-    """Keeps each mapping's line, so an error names the line to edit."""
-
-
-def _mapping_with_line(loader: _Loader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_line)
-
-
-def _error(message: str, line: Any, field: str, hint: str) -> DeriveError:
-    return DeriveError(
-        message, path=str(ANSWERS_FILE), line=line if isinstance(line, int) else None,
-        field=field, hint=hint,
-    )  # fmt: skip
-
-
-def load_answers(root: Path) -> dict[str, Any]:
-    """``data/answers.yaml``, checked: every answer has its keys, known families and claims."""
-    path = root / ANSWERS_FILE
-    if not path.is_file():
-        return {"answers": [], "sources": {}, "cites": {}}
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise _error(
-            f"not valid YAML: {getattr(exc, 'problem', exc)}",
-            mark.line + 1 if mark else None, "(file)", "fix the YAML syntax at that line",
-        ) from exc  # fmt: skip
-    if not isinstance(data, dict) or not isinstance(data.get("answers"), list):
-        raise _error("has no list of answers", 1, "answers", "see the header of the file")
-    families = {slug for slug, *_ in knowledge.FAMILIES}
-    seen: set[str] = set()
-    for answer in data["answers"]:
-        line = answer.get("__line__") if isinstance(answer, dict) else None
-        if not isinstance(answer, dict):
-            raise _error("an answer must be a mapping", line, "answers", "see the file's header")
-        for key in REQUIRED:
-            if not answer.get(key):
-                raise _error(f"answer has no {key}", line, key, f"add `{key}:` to the answer")
-        for key in answer:
-            if key != "__line__" and key not in ANSWER_KEYS:
-                raise _error(
-                    f"unknown key {key!r}", line, key,
-                    f"use one of {', '.join(sorted(ANSWER_KEYS))}",
-                )  # fmt: skip
-        slug = str(answer["slug"])
-        if not knowledge.SAFE.match(slug) or slug in seen:
-            raise _error(
-                f"slug {slug!r} is not a unique lower-case slug", line, "slug",
-                "use letters, digits and hyphens, once per file",
-            )  # fmt: skip
-        seen.add(slug)
-        for family in answer["families"]:
-            if family not in families:
-                raise _error(
-                    f"unknown comparison family {family!r}", line, "families",
-                    f"use one of {', '.join(sorted(families))}",
-                )  # fmt: skip
-        for name, spec in (answer.get("sets") or {}).items():
-            if name == "__line__":
-                continue
-            if not isinstance(spec, dict) or str(spec.get("family")) not in families:
-                raise _error(
-                    f"set {name!r} has no known family", line, f"sets.{name}",
-                    f"give it family: one of {', '.join(sorted(families))}",
-                )  # fmt: skip
-            unknown = sorted(set(spec) - SET_KEYS - {"__line__"})
-            if unknown:
-                raise _error(
-                    f"set {name!r} has unknown key {unknown[0]!r}", line, f"sets.{name}",
-                    f"use {', '.join(sorted(SET_KEYS))}",
-                )  # fmt: skip
-        for name in re.findall(r"\[([a-z0-9-]+)\]", str(answer["why"])):
-            if name not in (data.get("cites") or {}):
-                raise _error(
-                    f"the mechanism cites [{name}], which `cites` does not list", line, "why",
-                    f"add {name} under cites, or cite a listed source",
-                )  # fmt: skip
-    return data
-
-
-class _Claim:
-    """A claim of ``data/claims.yaml`` as analyze checked it, as a lead's placeholders read."""
-
-    def __init__(
-        self,
-        claim: dict[str, Any],
-        groups: dict[str, Any],
-        sources: dict[str, Any],
-        pairs: dict[frozenset[str], str] | None = None,
-    ):
-        self.claim = claim
-        self._pairs = pairs or {}
-        self.counted = [
-            c for c in claim.get("checks") or [] if isinstance(c, dict) and not c.get("set_aside")
-        ]
-        self._groups = [
-            groups[g] for c in self.counted for g in c.get("groups") or [] if g in groups
-        ]
-        self._sources = sources
-
-    def _changes(self) -> list[float]:
-        return [float(c["change_pct"]) for c in self.counted if c.get("change_pct") is not None]
-
-    @property
-    def range(self) -> str:
-        values = sorted(abs(v) for v in self._changes())
-        if not values:
-            return "no figures"
-        low, high = (f"{v:,.1f}" for v in (values[0], values[-1]))
-        return f"{low}%" if low == high else f"{low}–{high}%"
-
-    @property
-    def changes(self) -> str:
-        return _and([str(fmt.change(v)) for v in self._changes()]) or "no figures"
-
-    @property
-    def n(self) -> str:
-        return str(len(self._changes()))
-
-    @property
-    def machine(self) -> str:
-        return _and(sorted({str(g.get("machine")) for g in self._groups})) or "no machine"
-
-    @property
-    def source(self) -> str:
-        title = str(self.claim.get("source"))
-        name = str(self._sources.get(title) or title)
-        years = sorted(
-            {str((g.get("incidental") or {}).get("provenance.recorded_at", ""))[:4]
-             for g in self._groups} - {""}
-        )  # fmt: skip
-        return f"{name}, {_and(years)}" if years else name
-
-    @property
-    def version(self) -> str:
-        versions = sorted({str(g.get("config", {}).get("version")) for g in self._groups})
-        return f"PostgreSQL {_and(versions)}" if versions else "version not stated"
-
-    @property
-    def sure(self) -> str:
-        return sureness(self._groups, [self._verdict(c) for c in self.counted])
-
-    @property
-    def verdicts(self) -> str:
-        return verdict_counts([self._verdict(c) for c in self.counted])
-
-    def _verdict(self, check: dict[str, Any]) -> Any:
-        """A check's verdict: its comparison's, or that of the comparison of its two groups."""
-        return check.get("verdict") or self._pairs.get(frozenset(check.get("groups") or []))
-
-    @property
-    def checked(self) -> str:
-        return str(self.claim.get("checked") or "nothing checked")
-
-
-class _Set:
-    """A selection of comparisons (tps) of one answer, as a lead's placeholders read."""
-
-    def __init__(self, items: list[dict[str, Any]], groups: dict[str, Any], left_out: int = 0):
-        self.items = items
-        self._groups = groups
-        self._left_out = left_out
-
-    def _count(self, verdict: str) -> int:
-        return sum(1 for c in self.items if c.get("verdict") == verdict)
-
-    @property
-    def n(self) -> str:
-        return str(len(self.items))
-
-    @property
-    def higher(self) -> str:
-        return str(self._count("higher"))
-
-    @property
-    def lower(self) -> str:
-        return str(self._count("lower"))
-
-    @property
-    def higher_range(self) -> str:
-        return self._range("higher")
-
-    @property
-    def lower_range(self) -> str:
-        return self._range("lower")
-
-    def _range(self, verdict: str) -> str:
-        """``+154.8% to +161.5%``: the changes of the comparisons with this verdict, or
-        ``none``."""
-        values = sorted(
-            float(c["change_pct"]) for c in self.items
-            if c.get("verdict") == verdict and c.get("change_pct") is not None
-        )  # fmt: skip
-        if not values:
-            return "none"
-        low, high = fmt.change(values[0]), fmt.change(values[-1])
-        return str(low) if low == high else f"{low} to {high}"
-
-    @property
-    def verdicts(self) -> str:
-        if not self.items and self._left_out:
-            return "none with a verdict (their sides were run differently)"
-        return verdict_counts([c.get("verdict") for c in self.items])
-
-    @property
-    def bound(self) -> str:
-        """``between −3.1% and +2.4%``: where the 95% intervals of the comparisons within the
-        noise measured inside one bench session leave any difference (from the lowest of their
-        lows to the highest of their highs), or ``not bounded`` when none has an interval."""
-        lows, highs = [], []
-        for c in self.items:
-            interval = (c.get("test") or {}).get("ci95_ratio")
-            one_session = (c.get("sessions") or {}).get("shared") is True
-            if (
-                c.get("verdict") == "within_noise"
-                and one_session
-                and isinstance(interval, list)
-                and len(interval) == 2
-                and all(isinstance(v, int | float) for v in interval)
-            ):
-                lows.append(float(interval[0]))
-                highs.append(float(interval[1]))
-        if not lows:
-            return "not bounded"
-        low, high = fmt.change(100 * (min(lows) - 1)), fmt.change(100 * (max(highs) - 1))
-        return f"between {low} and {high}"
-
-    @property
-    def machines(self) -> str:
-        return _and(sorted({str(c.get("machine")).split(" ")[0] for c in self.items})) or "none"
-
-    @property
-    def version(self) -> str:
-        versions = {
-            str(self._groups.get(str(c.get(s, {}).get("group")), {}).get("config", {}).get(
-                "version"))
-            for c in self.items for s in ("a", "b")
-        } - {"None"}  # fmt: skip
-        return f"PostgreSQL {_and(sorted(versions))}" if versions else "version not stated"
-
-
-def verdict_counts(verdicts: list[Any]) -> str:
-    """``3 of 3 within the noise``, ``1 of 5 higher and 4 of 5 within the noise``."""
-    if not verdicts:
-        return "not measured"
-    parts = [
-        f"{verdicts.count(v)} of {len(verdicts)} {words}"
-        for v, words in VERDICT_PHRASES
-        if verdicts.count(v)
-    ]
-    rest = len(verdicts) - sum(verdicts.count(v) for v, _ in VERDICT_PHRASES)
-    if rest:
-        parts.append(f"{rest} of {len(verdicts)} without a verdict of their own")
-    return _and(parts)
-
-
-def _and(parts: list[str]) -> str:
-    parts = [p for p in parts if p]
-    if len(parts) <= 1:
-        return "".join(parts)
-    return f"{', '.join(parts[:-1])} and {parts[-1]}"
-
-
-def sureness(groups: list[dict[str, Any]], verdicts: list[Any]) -> str:
-    """How sure a set of figures is, in words."""
-    if any(g.get("n") == 1 for g in groups):
-        if all(g.get("n") == 1 for g in groups):
-            return "single runs: spread unknown, not judged"
-        return "partly single runs: spread partly unknown"
-    if any(not g.get("spread") for g in groups):
-        return "published without their runs: spread unknown, not judged"
-    if verdicts and all(v in {"higher", "lower"} for v in verdicts):
-        return "outside the noise of the repeats"
-    if verdicts and all(v == "within_noise" for v in verdicts):
-        return "within the noise of the repeats"
-    if not any(verdicts):
-        return "repeats published, the comparison not judged"
-    return "partly outside the noise of the repeats"
-
-
-class _Fields(string.Formatter):
-    def __init__(self, values: dict[str, Any], line: Any, slug: str) -> None:
-        self.values = values
-        self.line = line
-        self.slug = slug
-
-    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
-        if key not in self.values:
-            raise _error(
-                f"answer {self.slug}: the lead names {{{key}…}}, which is neither a claim of "
-                "the answer nor one of its sets", self.line, "lead",
-                "list the claim under claims, or the set under sets",
-            )  # fmt: skip
-        return self.values[key]
-
-    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
-        try:
-            return super().get_field(field_name, args, kwargs)
-        except AttributeError as exc:
-            raise _error(
-                f"answer {self.slug}: the lead's placeholder {{{field_name}}} is not known",
-                self.line, "lead", "see the placeholders in the file's header",
-            ) from exc  # fmt: skip
 
 
 def incidental(comparison: dict[str, Any]) -> bool:
@@ -394,7 +66,8 @@ def build_answers(
     known: dict[str, Any], placed: dict[str, Any], root: Path
 ) -> list[dict[str, Any]]:
     """Every answer, its lead filled and its evidence placed (what the page and the home show)."""
-    data = load_answers(root)
+    loaded = read_answers(root)
+    data = loaded.data
     groups = {str(g.get("id")): g for g in known.get("groups") or [] if isinstance(g, dict)}
     claims = {str(c.get("id")): c for c in known.get("claims") or [] if isinstance(c, dict)}
     raw = {
@@ -416,26 +89,28 @@ def build_answers(
     sources = data.get("sources") or {}
     cites = data.get("cites") or {}
     answers = []
-    for answer in data["answers"]:
-        line, slug = answer.get("__line__"), str(answer["slug"])
+    for index, answer in enumerate(data["answers"]):
+        where, slug = f"answers.{index}", str(answer["slug"])
         values: dict[str, Any] = {}
-        for cid in answer.get("claims") or []:
+        for j, cid in enumerate(answer.get("claims") or []):
             if cid not in claims:
-                raise _error(
-                    f"answer {slug}: claim {cid!r} is not in data/claims.yaml", line, "claims",
+                raise answer_error(
+                    loaded,
+                    f"{where}.claims.{j}",
+                    f"answer {slug}: claim {cid!r} is not in data/claims.yaml",
                     "use a claim id of data/claims.yaml",
-                )  # fmt: skip
-            values[cid] = _Claim(claims[cid], groups, sources, pairs)
+                )
+            values[cid] = ClaimFigures(claims[cid], groups, sources, pairs)
         for cid, expected in (answer.get("expects") or {}).items():
-            if cid == "__line__":
-                continue
             verdict = (claims.get(cid) or {}).get("verdict")
             if verdict != expected:
-                raise _error(
+                raise answer_error(
+                    loaded,
+                    f"{where}.expects.{cid}",
                     f"answer {slug}: the lead assumes claim {cid} {expected!r}, but the runs "
-                    f"now say {verdict!r}", line, "expects",
+                    f"now say {verdict!r}",
                     "rewrite the lead for what the figures say, then update expects",
-                )  # fmt: skip
+                )
         evidence_raw = [c for f in answer["families"] for c in by_family.get(f, [])]
         if answer.get("same_disks"):
             # The same disks arranged two ways first, the largest difference (the one against
@@ -444,22 +119,22 @@ def build_answers(
             same.sort(key=lambda c: -abs(float(c.get("change_pct") or 0)))
             evidence_raw = same + evidence_raw
         for name, spec in (answer.get("sets") or {}).items():
-            if name == "__line__":
-                continue
             family_items = by_family.get(str(spec.get("family")), [])
-            values[name] = _Set(
+            values[name] = SetFigures(
                 _selected(family_items, spec),
                 groups,
                 left_out=len(_selected(left_out.get(str(spec.get("family")), []), spec)),
             )
-        lead = " ".join(
-            _Fields(values, line, slug).format(" ".join(str(answer["lead"]).split())).split()
-        )
+        fields = LeadFields(values, loaded, f"{where}.lead", slug)
+        lead = " ".join(fields.format(" ".join(str(answer["lead"]).split())).split())
         if len(lead.split()) > LEAD_WORDS:
-            raise _error(
+            raise answer_error(
+                loaded,
+                f"{where}.lead",
                 f"answer {slug}: the lead has {len(lead.split())} words once filled (at most "
-                f"{LEAD_WORDS}): {lead}", line, "lead", "shorten the lead",
-            )  # fmt: skip
+                f"{LEAD_WORDS}): {lead}",
+                "shorten the lead",
+            )
         answers.append(
             {
                 "slug": slug,

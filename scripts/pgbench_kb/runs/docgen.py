@@ -31,6 +31,13 @@ The knowledge base keeps two kinds of hand-checked files, both validated by `kb 
 Both formats are published as JSON Schema (Draft 2020-12) in `scripts/pgbench_kb/runs/schemas/`,
 `run.schema.json` and `hardware.schema.json`. This page is generated from them.
 
+Three more hand-written files have a published schema there, validated by the same code and
+reported by `kb check` the same way (`path:line: field: message`), at the end of this page:
+**bench profiles** (`scripts/profiles/*.yaml`, `profile.schema.json`), **the sources' claims**
+(`data/claims.yaml`, `claims.schema.json`) and **the answers** (`data/answers.yaml`,
+`answers.schema.json`). What a schema cannot say (one key against another, names once each) is
+listed in each schema's description and checked beside it.
+
 ## Conventions
 
 - **null means unknown.** A value nobody measured or stated is `null`, never `0` or `""`. Every
@@ -170,7 +177,23 @@ layout, controller cache, battery) with `--set` or `--meta`, and those paths are
 """
 
 
+def _link(ref: str) -> str:
+    name = ref.rsplit("/", 1)[-1]
+    return f"[{name}](#{name.replace('_', '-')})"
+
+
+def _either(node: dict[str, Any]) -> str:
+    """The types of ``if``/``then``/``else``: what ``then`` allows where ``if`` holds, or else
+    what ``else`` allows (a value, or a list of them)."""
+    then = {**node["if"], **node.get("then", {})}
+    other = node.get("else", {})
+    shown_else = _link(other["$ref"]) if "$ref" in other else _types(other)
+    return f"{_types(then)} \\| {shown_else}"
+
+
 def _types(node: dict[str, Any]) -> str:
+    if "if" in node:
+        return _either(node)
     if "const" in node:
         return f"`{node['const']}`"
     if "enum" in node:
@@ -232,6 +255,12 @@ def _table(title: str, note: str | None, node: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+def _value_line(node: dict[str, Any]) -> str:
+    """A schema of one value (no keys of its own), as one line: what it is, its type and
+    limits."""
+    return f"{node.get('description', '')} Type: {_types(node)}{_limits(node)}."
+
+
 def _nested(prefix: str, node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """Inline objects (not $defs) under ``node``, depth first, as (dotted path, schema)."""
     found = []
@@ -254,6 +283,12 @@ def _schema_doc(name: str, heading: str) -> list[str]:
     for path, node in _nested("", schema):
         lines += _table(f"`{path}`", "", node)
     for def_name, node in schema.get("$defs", {}).items():
+        if "if" in node:  # a value, or a mapping described by the branch that has keys
+            branch = node.get("else", {}) if node.get("else", {}).get("properties") else {}
+            node = {**branch, "description": node["description"] + f" ({_types(node)})"}
+        if not node.get("properties"):
+            lines += [f"### {def_name}", "", f"Used by reference. {_value_line(node)}", ""]
+            continue
         lines += _table(def_name, "Used by reference. ", node)
         for path, inner in _nested(def_name, node):
             lines += _table(f"`{path}`", "", inner)
@@ -269,6 +304,9 @@ def render() -> str:
         HARNESS.format(shape=shape),
         "\n".join(_schema_doc("run", "Run file reference")),
         "\n".join(_schema_doc("hardware", "Hardware note reference (front matter)")),
+        "\n".join(_schema_doc("profile", "Bench profile reference (scripts/profiles/)")),
+        "\n".join(_schema_doc("claims", "Claims reference (data/claims.yaml)")),
+        "\n".join(_schema_doc("answers", "Answers reference (data/answers.yaml)")),
     ]
     return "\n".join(parts).rstrip("\n") + "\n"
 

@@ -1,5 +1,10 @@
 """The command: which files to check, checking them (in parallel when there are many), and the
 report.
+
+Besides run files and pages, ``kb check`` validates the other documents with a published schema
+(bench profiles, ``data/claims.yaml``, ``data/answers.yaml``: ``runs.documents``); ``cli.py``
+hands their checks in (``documents``), since the rules a schema cannot say belong to the stages
+that read them.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
+from pgbench_kb.runs.documents import DocumentKind
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
     RAW_DIR,
@@ -151,16 +157,66 @@ def _jobs_for(count: int, jobs: int | None) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) -> Report:
-    """Check the run files and notes under ``paths`` (default: the project's data and notes).
+def _documents(
+    paths: Sequence[str], root: Path, kinds: Sequence[DocumentKind]
+) -> tuple[list[str], list[tuple[DocumentKind, Path]]]:
+    """The named paths left for the run files and notes, and the documents to check: every
+    one of ROOT without paths; else the named files that are documents of a kind, and those
+    inside a named folder."""
+    if not paths:
+        return [], [(kind, path) for kind in kinds for path in kind.paths(root)]
+    known = {os.path.realpath(path): (kind, path) for kind in kinds for path in kind.paths(root)}
+    rest, found = [], []
+    for named in paths:
+        real = os.path.realpath(named)
+        if real in known and not os.path.islink(named):
+            found.append((known[real][0], Path(named)))
+            continue
+        rest.append(named)
+        if is_dir(Path(named)):
+            inside = real.rstrip(os.sep) + os.sep
+            found += [
+                (kind, Path(named) / os.path.relpath(doc, real))
+                for doc, (kind, _path) in known.items()
+                if doc.startswith(inside)
+            ]
+    return rest, found
+
+
+def _document_findings(kind: DocumentKind, path: Path) -> list[Finding]:
+    return [Finding(p.path, p.line, p.field, p.text()) for p in kind.check(path, str(path))]
+
+
+def check_paths(
+    paths: Sequence[str],
+    *,
+    root: Path,
+    jobs: int | None = None,
+    documents: Sequence[DocumentKind] = (),
+) -> Report:
+    """Check the run files and notes under ``paths`` (default: the project's data and notes,
+    and every document of ``documents``; a named file that is one is checked as one).
 
     Each run file's own findings are kept in ``ROOT/build/cache/check.pickle`` when that folder
     exists (see ``FileCache``): a file whose bytes, raw files, hardware notes, date and checking
     code are all unchanged is not checked again. The rules across files, the notes and the
     stray-file search always run in full."""
-    runs, notes, missing = _collect(paths, root)
-    pages = _pages(paths, root, notes)
-    report = Report(runs=len(runs), notes=len(notes), findings=list(missing), pages=len(pages))
+    named, docs = _documents(paths, root, documents)
+    if paths and not named:
+        runs, notes, missing = [], [], []
+    else:
+        runs, notes, missing = _collect(named, root)
+    if docs:  # a folder named on the command line holds them: not run files
+        found_docs = {os.path.realpath(path) for _kind, path in docs}
+        runs = [path for path in runs if os.path.realpath(path) not in found_docs]
+    pages = _pages(named, root, notes)
+    report = Report(
+        runs=len(runs),
+        notes=len(notes),
+        findings=list(missing),
+        pages=len(pages),
+        documents=len(docs),
+    )
     today = datetime.now(UTC).strftime("%Y%m%d")
     cache = FileCache(root, today)
     outcomes: dict[str, tuple[list[Finding], RunSummary | None]] = {}
@@ -192,11 +248,14 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
         found.extend(check_note(path))
     for kind, path in pages:
         found.extend(check_page(path, kind))
+    for document, path in docs:
+        found.extend(_document_findings(document, path))
     if not paths:
         collected = {str(p) for p in [*runs, *notes]}
         found.extend(f for f in contributed(root).findings if f.path not in collected)
     # Each file's problems together, in line order, files in the order they were collected.
-    order = {str(path): index for index, path in enumerate([*runs, *notes, *(p for _, p in pages)])}
+    checked = [*runs, *notes, *(p for _, p in pages), *(p for _, p in docs)]
+    order = {str(path): index for index, path in enumerate(checked)}
     found.sort(key=lambda f: (order.get(f.path, len(order)), f.line or 0))
     report.findings.extend(found)
     if not paths:

@@ -87,6 +87,8 @@ class Report:
     notes: int = 0
     #: Hand-written pages other than hardware notes (guides, section pages, home, search).
     pages: int = 0
+    #: Other documents with a schema: bench profiles, data/claims.yaml, data/answers.yaml.
+    documents: int = 0
 
     @property
     def errors(self) -> list[Finding]:
@@ -99,10 +101,13 @@ class Report:
 
 def format_report(report: Report) -> str:
     lines = [str(f) for f in report.findings]
-    notes = f"{report.notes} hardware note(s)"
-    notes = f", {notes} and {report.pages} other page(s)" if report.pages else f" and {notes}"
+    counted = [f"{report.runs} run file(s)", f"{report.notes} hardware note(s)"]
+    if report.pages:
+        counted.append(f"{report.pages} other page(s)")
+    if report.documents:
+        counted.append(f"{report.documents} other file(s) (profiles, claims, answers)")
     lines.append(
-        f"checked {report.runs} run file(s){notes}: "
+        f"checked {', '.join(counted[:-1])} and {counted[-1]}: "
         f"{len(report.errors)} error(s), {len(report.warnings)} warning(s)"
     )
     return "\n".join(lines) + "\n"

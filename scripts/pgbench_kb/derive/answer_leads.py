@@ -1,0 +1,253 @@
+"""What the placeholders of an answer's lead read (``data/answers.yaml``'s header lists them):
+``{CLAIM.range}``, ``{CLAIM.sure}``… of a claim as analyze checked it (``ClaimFigures``),
+``{SET.verdicts}``, ``{SET.bound}``… of a selection of comparisons (``SetFigures``), and the
+formatter that fills a lead and names the line of an unknown placeholder (``LeadFields``).
+Figures are written by ``derive/format.py``."""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from pgbench_kb.derive import format as fmt
+from pgbench_kb.derive.answers_file import answer_error
+from pgbench_kb.runs.runfile import Loaded
+
+#: How the verdicts of comparisons read in a lead, in this order.
+VERDICT_PHRASES = (
+    ("higher", "higher"),
+    ("lower", "lower"),
+    ("within_noise", "within the noise"),
+    ("spread_unknown", "of unknown spread"),
+    ("not_comparable", "not comparable across sessions"),
+)
+
+
+class ClaimFigures:
+    """A claim of ``data/claims.yaml`` as analyze checked it, as a lead's placeholders read."""
+
+    def __init__(
+        self,
+        claim: dict[str, Any],
+        groups: dict[str, Any],
+        sources: dict[str, Any],
+        pairs: dict[frozenset[str], str] | None = None,
+    ):
+        self.claim = claim
+        self._pairs = pairs or {}
+        self.counted = [
+            c for c in claim.get("checks") or [] if isinstance(c, dict) and not c.get("set_aside")
+        ]
+        self._groups = [
+            groups[g] for c in self.counted for g in c.get("groups") or [] if g in groups
+        ]
+        self._sources = sources
+
+    def _changes(self) -> list[float]:
+        return [float(c["change_pct"]) for c in self.counted if c.get("change_pct") is not None]
+
+    @property
+    def range(self) -> str:
+        values = sorted(abs(v) for v in self._changes())
+        if not values:
+            return "no figures"
+        low, high = (f"{v:,.1f}" for v in (values[0], values[-1]))
+        return f"{low}%" if low == high else f"{low}–{high}%"
+
+    @property
+    def changes(self) -> str:
+        return _and([str(fmt.change(v)) for v in self._changes()]) or "no figures"
+
+    @property
+    def n(self) -> str:
+        return str(len(self._changes()))
+
+    @property
+    def machine(self) -> str:
+        return _and(sorted({str(g.get("machine")) for g in self._groups})) or "no machine"
+
+    @property
+    def source(self) -> str:
+        title = str(self.claim.get("source"))
+        name = str(self._sources.get(title) or title)
+        years = sorted(
+            {str((g.get("incidental") or {}).get("provenance.recorded_at", ""))[:4]
+             for g in self._groups} - {""}
+        )  # fmt: skip
+        return f"{name}, {_and(years)}" if years else name
+
+    @property
+    def version(self) -> str:
+        versions = sorted({str(g.get("config", {}).get("version")) for g in self._groups})
+        return f"PostgreSQL {_and(versions)}" if versions else "version not stated"
+
+    @property
+    def sure(self) -> str:
+        return sureness(self._groups, [self._verdict(c) for c in self.counted])
+
+    @property
+    def verdicts(self) -> str:
+        return verdict_counts([self._verdict(c) for c in self.counted])
+
+    def _verdict(self, check: dict[str, Any]) -> Any:
+        """A check's verdict: its comparison's, or that of the comparison of its two groups."""
+        return check.get("verdict") or self._pairs.get(frozenset(check.get("groups") or []))
+
+    @property
+    def checked(self) -> str:
+        return str(self.claim.get("checked") or "nothing checked")
+
+
+class SetFigures:
+    """A selection of comparisons (tps) of one answer, as a lead's placeholders read."""
+
+    def __init__(self, items: list[dict[str, Any]], groups: dict[str, Any], left_out: int = 0):
+        self.items = items
+        self._groups = groups
+        self._left_out = left_out
+
+    def _count(self, verdict: str) -> int:
+        return sum(1 for c in self.items if c.get("verdict") == verdict)
+
+    @property
+    def n(self) -> str:
+        return str(len(self.items))
+
+    @property
+    def higher(self) -> str:
+        return str(self._count("higher"))
+
+    @property
+    def lower(self) -> str:
+        return str(self._count("lower"))
+
+    @property
+    def higher_range(self) -> str:
+        return self._range("higher")
+
+    @property
+    def lower_range(self) -> str:
+        return self._range("lower")
+
+    def _range(self, verdict: str) -> str:
+        """``+154.8% to +161.5%``: the changes of the comparisons with this verdict, or
+        ``none``."""
+        values = sorted(
+            float(c["change_pct"]) for c in self.items
+            if c.get("verdict") == verdict and c.get("change_pct") is not None
+        )  # fmt: skip
+        if not values:
+            return "none"
+        low, high = fmt.change(values[0]), fmt.change(values[-1])
+        return str(low) if low == high else f"{low} to {high}"
+
+    @property
+    def verdicts(self) -> str:
+        if not self.items and self._left_out:
+            return "none with a verdict (their sides were run differently)"
+        return verdict_counts([c.get("verdict") for c in self.items])
+
+    @property
+    def bound(self) -> str:
+        """``between −3.1% and +2.4%``: where the 95% intervals of the comparisons within the
+        noise measured inside one bench session leave any difference (from the lowest of their
+        lows to the highest of their highs), or ``not bounded`` when none has an interval."""
+        lows, highs = [], []
+        for c in self.items:
+            interval = (c.get("test") or {}).get("ci95_ratio")
+            one_session = (c.get("sessions") or {}).get("shared") is True
+            if (
+                c.get("verdict") == "within_noise"
+                and one_session
+                and isinstance(interval, list)
+                and len(interval) == 2
+                and all(isinstance(v, int | float) for v in interval)
+            ):
+                lows.append(float(interval[0]))
+                highs.append(float(interval[1]))
+        if not lows:
+            return "not bounded"
+        low, high = fmt.change(100 * (min(lows) - 1)), fmt.change(100 * (max(highs) - 1))
+        return f"between {low} and {high}"
+
+    @property
+    def machines(self) -> str:
+        return _and(sorted({str(c.get("machine")).split(" ")[0] for c in self.items})) or "none"
+
+    @property
+    def version(self) -> str:
+        versions = {
+            str(self._groups.get(str(c.get(s, {}).get("group")), {}).get("config", {}).get(
+                "version"))
+            for c in self.items for s in ("a", "b")
+        } - {"None"}  # fmt: skip
+        return f"PostgreSQL {_and(sorted(versions))}" if versions else "version not stated"
+
+
+def verdict_counts(verdicts: list[Any]) -> str:
+    """``3 of 3 within the noise``, ``1 of 5 higher and 4 of 5 within the noise``."""
+    if not verdicts:
+        return "not measured"
+    parts = [
+        f"{verdicts.count(v)} of {len(verdicts)} {words}"
+        for v, words in VERDICT_PHRASES
+        if verdicts.count(v)
+    ]
+    rest = len(verdicts) - sum(verdicts.count(v) for v, _ in VERDICT_PHRASES)
+    if rest:
+        parts.append(f"{rest} of {len(verdicts)} without a verdict of their own")
+    return _and(parts)
+
+
+def _and(parts: list[str]) -> str:
+    parts = [p for p in parts if p]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def sureness(groups: list[dict[str, Any]], verdicts: list[Any]) -> str:
+    """How sure a set of figures is, in words."""
+    if any(g.get("n") == 1 for g in groups):
+        if all(g.get("n") == 1 for g in groups):
+            return "single runs: spread unknown, not judged"
+        return "partly single runs: spread partly unknown"
+    if any(not g.get("spread") for g in groups):
+        return "published without their runs: spread unknown, not judged"
+    if verdicts and all(v in {"higher", "lower"} for v in verdicts):
+        return "outside the noise of the repeats"
+    if verdicts and all(v == "within_noise" for v in verdicts):
+        return "within the noise of the repeats"
+    if not any(verdicts):
+        return "repeats published, the comparison not judged"
+    return "partly outside the noise of the repeats"
+
+
+class LeadFields(string.Formatter):
+    def __init__(self, values: dict[str, Any], loaded: Loaded, field: str, slug: str) -> None:
+        self.values = values
+        self.loaded = loaded
+        self.field = field
+        self.slug = slug
+
+    def get_value(self, key: Any, args: Any, kwargs: Any) -> Any:
+        if key not in self.values:
+            raise answer_error(
+                self.loaded,
+                self.field,
+                f"answer {self.slug}: the lead names {{{key}…}}, which is neither a claim of "
+                "the answer nor one of its sets",
+                "list the claim under claims, or the set under sets",
+            )
+        return self.values[key]
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> Any:
+        try:
+            return super().get_field(field_name, args, kwargs)
+        except AttributeError as exc:
+            raise answer_error(
+                self.loaded,
+                self.field,
+                f"answer {self.slug}: the lead's placeholder {{{field_name}}} is not known",
+                "see the placeholders in the file's header",
+            ) from exc
