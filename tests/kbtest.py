@@ -189,6 +189,11 @@ def copy_built(public: Path, root: Path) -> Path:
     """A built project (the root above ``public``: sources, data, build/ caches and public/)
     copied to ``root`` (a new folder), to change without rebuilding; returns ``root``."""
     shutil.copytree(public.parent, root, symlinks=True)
+    # scripts/site.sh writes Hugo's config with absolute mounts: point the copy's at the copy
+    config = root / "build" / "hugo.toml"
+    if config.is_file():
+        text = config.read_text(encoding="utf-8")
+        config.write_text(text.replace(str(public.parent), str(root)), encoding="utf-8")
     return root
 
 
