@@ -46,10 +46,10 @@ def review(repo: Path, base: str, head: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kb-review-") as tmp:
         old, new = Path(tmp) / "base", Path(tmp) / "head"
         _side(repo, fork, old)
-        accounting.refused += [
-            (path, f"{why}: a pull request may bring plain files only")
-            for path, why in _side(repo, head_commit, new)
-        ]
+        for path, why in _side(repo, head_commit, new):
+            accounting.refused.append((path, f"{why}: a pull request may bring plain files only"))
+            if path in accounting.results:
+                accounting.results.remove(path)
         found = diff_sides(read_side(old), read_side(new))
         texts = changed_texts(old, new, changed)
     found["format"] = "pgbench-kb/review/1"
