@@ -221,6 +221,8 @@ def diff_sides(base: Side, head: Side) -> dict[str, Any]:
     ]
     return {
         "format": "pgbench-kb/diff/1",
+        "machines_added": _new_machines(base, head, added),
+        "groups_added": _new_groups(base, head),
         "runs": {
             "added": len(added),
             "changed": len(changed),
@@ -239,6 +241,39 @@ def diff_sides(base: Side, head: Side) -> dict[str, Any]:
         "new_check_messages": sorted(head.warnings - base.warnings),
         "look_at": _flags(base, head, added, key_added),
     }
+
+
+def _new_machines(base: Side, head: Side, added: list[str]) -> list[dict[str, str]]:
+    """Machines the added runs bring, each with the state of its hardware note."""
+    known = {r["machine"] for r in base.runs.values()}
+    machines = sorted({head.runs[r]["machine"] for r in added} - known)
+    return [
+        {
+            "machine": m,
+            "note": "missing" if m not in head.notes else "complete" if head.notes[m] else "draft",
+        }
+        for m in machines
+    ]
+
+
+def _new_groups(base: Side, head: Side) -> list[dict[str, Any]]:
+    """Groups of repeats (configurations) that are new, or whose runs changed: what a reader
+    will see of them (the median and the spread of their tps)."""
+    old = {g["id"]: sorted(g["runs"]) for g in base.knowledge["groups"]}
+    return [
+        {
+            "id": g["id"],
+            "machine": g["machine"],
+            "n": g["n"],
+            "statistic": g.get("statistic"),
+            "center": g.get("center"),
+            "cv_pct": (g.get("spread") or {}).get("cv_pct"),
+            "factors": g.get("factors") or {},
+            "new": g["id"] not in old,
+        }
+        for g in sorted(head.knowledge["groups"], key=lambda g: g["id"])
+        if old.get(g["id"]) != sorted(g["runs"])
+    ]
 
 
 def _flags(base: Side, head: Side, added: list[str], new_key: list[str]) -> list[str]:

@@ -18,6 +18,26 @@ def _change(c: dict[str, Any]) -> str:
     return f"{c['machine']}: {c['label']}: {c['a']} → {c['b']}: {change}, {c['verdict']}"
 
 
+def _machine(m: dict[str, str]) -> str:
+    note = {
+        "complete": "its hardware note is here",
+        "draft": "its hardware note is still a draft",
+        "missing": "no hardware note",
+    }[m["note"]]
+    return f"{m['machine']}: {note} (content/hardware/{m['machine']}.md)"
+
+
+def _group(g: dict[str, Any]) -> str:
+    center = "?" if g["center"] is None else f"{g['center']:,.1f}"
+    cv = "spread unknown" if g["cv_pct"] is None else f"CV {g['cv_pct']:.1f}%"
+    facts = ", ".join(f"{k.rsplit('.', 1)[-1]} {v}" for k, v in sorted(g["factors"].items()))
+    state = "new" if g["new"] else "runs changed"
+    return (
+        f"{g['machine']}: {g['id']} ({state}): {g['n']} run(s), {g['statistic']} {center} tps "
+        f"({cv}); {facts}"
+    )
+
+
 def _was(c: dict[str, Any]) -> str:
     before = c["before"]
     if before["change_pct"] is None:
@@ -45,6 +65,8 @@ def _parts(d: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [
         ("What to look at", d["look_at"]),
         ("Runs by machine and contributor", per),
+        ("New machines", [_machine(m) for m in d.get("machines_added", [])]),
+        ("Configurations new or with new runs", [_group(g) for g in d.get("groups_added", [])]),
         ("Verdicts that flip", [
             f"{_change(c['before'])} ⇒ {c['after']['verdict']} ({c['after']['change_pct']:+.1f}%)"
             if c["after"]["change_pct"] is not None else _change(c["before"])
@@ -72,8 +94,21 @@ def summary_line(d: dict[str, Any]) -> str:
     )
 
 
+def _paths_text(paths: dict[str, Any]) -> list[str]:
+    from pgbench_kb.runs.check.report import one_line
+
+    lines = [f"error: {one_line(r['path'], 200)}: {r['why']}" for r in paths.get("refused", [])]
+    for kind, items in (paths.get("needs_review") or {}).items():
+        shown = ", ".join(one_line(p, 200) for p in items[:10])
+        more = f" and {len(items) - 10} more" if len(items) > 10 else ""
+        lines.append(f"needs a maintainer's review: changes {kind}: {shown}{more}")
+    return [*lines, ""] if lines else []
+
+
 def as_text(d: dict[str, Any]) -> str:
-    lines = [summary_line(d), ""]
+    lines = [*_paths_text(d.get("paths") or {}), summary_line(d), ""]
+    if not any(items for _title, items in _parts(d)):
+        lines += [_nothing_line(d), ""]
     for title, items in _parts(d):
         lines += _section(title, items, "  - ")
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -198,6 +233,8 @@ def as_markdown(d: dict[str, Any]) -> str:
     if "paths" in d:
         head += _paths_block(d["paths"])
     head += [quote(summary_line(d)), ""]
+    if "paths" in d and not d["new_check_messages"]:
+        head += ["kb check gives no new message.", ""]
     if not any(items for _title, items in _parts(d)):
         head += [_nothing_line(d), ""]
     blocks = [
