@@ -169,7 +169,7 @@ def test_only_the_poster_may_write_and_it_runs_nothing_of_the_pull_request() -> 
     assert not RUNS_CODE.search(run["run"]), "the poster runs nothing but target.py and gh"
     assert "--edit-last" not in run["run"] and "gh pr comment" not in run["run"]
     assert (
-        'python3 "$target" pull-request --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO"'
+        'python3 -I "$target" pull-request --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO"'
         in (run["run"])
     )
     assert "comment --author 'github-actions[bot]' --marker \"$MARKER\"" in run["run"]
