@@ -138,7 +138,8 @@ def quote(text: object) -> str:
     text = one_line(str(text), MAX_QUOTED_CHARS).replace("&", "&amp;")
     for char in "\\`*_[]<>!|#~":
         text = text.replace(char, "\\" + char)
-    for unsafe, broken in (("@", "@&#8203;"), ("#", "#&#8203;"), ("://", ":&#8203;//"),
+    # "#" first: the breaks added after it carry a "#" of their own.
+    for unsafe, broken in (("#", "#&#8203;"), ("@", "@&#8203;"), ("://", ":&#8203;//"),
                            ("www.", "www&#8203;.")):  # fmt: skip
         text = text.replace(unsafe, broken)
     return text
