@@ -175,7 +175,8 @@ def test_the_comment_quotes_free_text_as_data(hostile):
         assert unsafe not in outside_code, unsafe
     assert not re.search(r"(?<!\\)[<>\[\]!`]", outside_code), "Markdown or HTML unescaped"
     (line,) = [x for x in body.splitlines() if "maintainers" in x and "ada-box" in x]
-    assert line.startswith("- ada-box (pgbench-kb maintainers\\\\r\\\\n")
+    assert line.startswith('- ada-box, runs signed "pgbench-kb maintainers\\\\r\\\\n')
+    assert "runs are signed as the project's maintainers" in body
     assert "@&#8203;octocat" in line and "\\u202e" in line
     lead = body.index("**answer raid-level: lead**")
     assert body[lead:].split("after:\n", 1)[1].startswith(f"```text\n{NEW_LEAD}\n```")

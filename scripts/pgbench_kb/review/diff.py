@@ -35,6 +35,10 @@ from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read
 ARCHIVED = ("data", "content")
 
 
+#: The name the project's own runs are signed with: a pull request signing so is flagged.
+MAINTAINERS = "pgbench-kb maintainers"
+
+
 class DiffError(KbError):
     """BASE cannot be read (not a folder, not a revision of this repository)."""
 
@@ -140,7 +144,9 @@ def read_side(root: Path) -> Side:
     return Side(
         runs=_runs_of(root),
         knowledge=build_knowledge(root),
-        warnings={str(f).removeprefix(f"{root}/") for f in report.findings},
+        # Paths relative to the side's root, wherever they appear in a message (a rule across
+        # files names the other file), so the two sides' messages compare.
+        warnings={str(f).replace(f"{root}/", "") for f in report.findings},
         notes=_notes_of(root),
     )
 
@@ -279,6 +285,12 @@ def _new_groups(base: Side, head: Side) -> list[dict[str, Any]]:
 def _flags(base: Side, head: Side, added: list[str], new_key: list[str]) -> list[str]:
     """What a reviewer must look at, in words."""
     flags = []
+    for who in sorted({head.runs[r]["contributor"] for r in added}):
+        if " ".join(who.split()).casefold().startswith(MAINTAINERS.casefold()):
+            flags.append(
+                f"runs are signed as the project's maintainers ({who!r}): only their own runs "
+                "may be; read who actually made them"
+            )
     for rid in added:
         run = head.runs[rid]
         if run["origin"] == "transcribed" and not run["raw"]:

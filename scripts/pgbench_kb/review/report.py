@@ -57,7 +57,7 @@ def _section(title: str, lines: list[str], bullet: str) -> list[str]:
 def _parts(d: dict[str, Any]) -> list[tuple[str, list[str]]]:
     runs = d["runs"]
     per = [
-        f"{m['machine']} ({m['contributor']}): "
+        f'{m["machine"]}, runs signed "{m["contributor"]}": '
         + ", ".join(f"{len(m[k])} {k}" for k in ("added", "changed", "removed") if m[k])
         for m in runs["by_machine"]
     ]
