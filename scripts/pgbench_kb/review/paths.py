@@ -14,18 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from pgbench_kb.runs.check.tree import refused_top
+
 #: Where results live: what a contributor's pull request adds.
 RESULTS = ("data/runs/", "data/raw/", "content/hardware/")
-#: Top-level entries Hugo would read as configuration or site parts: never from a pull request.
-REFUSED_TOP = {
-    "config": "a config/ folder is merged by Hugo into the site's configuration",
-    "themes": "a themes/ folder is read by Hugo as a theme",
-    "assets": "an assets/ folder is read by Hugo as the site's assets",
-    "i18n": "an i18n/ folder is read by Hugo as the site's translations",
-    "archetypes": "an archetypes/ folder is read by Hugo as page templates",
+#: Top-level folders the build writes and reads back (kb check's cache is a pickle, loaded as
+#: trusted): never from a pull request.
+GENERATED = {
+    "build": "build/ is written by the build, and its caches are loaded as trusted",
+    "public": "public/ is the built site, written by make site",
 }
-REFUSED_HUGO = "a hugo.* file is a configuration Hugo looks for"
-
 #: (kind, test) in the order the review names them: the first that matches a path is its kind.
 KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("workflows", (".github/",)),
@@ -70,11 +68,7 @@ def _matches(path: str, tests: tuple[str, ...]) -> bool:
 def refusal(path: str) -> str | None:
     """Why a path may not come from a pull request, or None."""
     top = PurePosixPath(path).parts[0] if path else ""
-    if top in REFUSED_TOP:
-        return REFUSED_TOP[top]
-    if top.startswith("hugo.") or top == "hugo":
-        return REFUSED_HUGO
-    return None
+    return GENERATED.get(top) or refused_top(top)
 
 
 def kind_of(path: str, base_top: set[str]) -> str | None:

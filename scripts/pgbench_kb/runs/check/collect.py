@@ -17,6 +17,7 @@ from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
+from pgbench_kb.runs.check.tree import check_tree
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
     RAW_DIR,
@@ -195,6 +196,7 @@ def check_paths(paths: Sequence[str], *, root: Path, jobs: int | None = None) ->
     if not paths:
         collected = {str(p) for p in [*runs, *notes]}
         found.extend(f for f in contributed(root).findings if f.path not in collected)
+        found.extend(check_tree(root))  # what would steer Hugo (config/, themes/, mounts…)
     # Each file's problems together, in line order, files in the order they were collected.
     order = {str(path): index for index, path in enumerate([*runs, *notes, *(p for _, p in pages)])}
     found.sort(key=lambda f: (order.get(f.path, len(order)), f.line or 0))
