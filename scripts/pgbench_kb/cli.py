@@ -549,7 +549,7 @@ COMMANDS: tuple[Command, ...] = (
         "review",
         "the review of a pull request, by this checkout's code with the pull request's files "
         "as data only: every changed path accounted for, the knowledge diff, the words changed",
-        "kb review origin/main 0123abcd --markdown > comment.md\n  kb review main my-branch --json",
+        "kb review main HEAD --markdown > comment.md",
         _configure_review,
         _run_review,
     ),

@@ -7,9 +7,9 @@ gives, and what deserves a closer look (transcribed figures without raw output, 
 a group that already existed, a new machine whose note is missing or still a draft, a new key
 finding that rests on one contributor's runs).
 
-BASE is a folder (another checkout) or a git revision of ROOT's repository. A revision is
-read with ``git archive`` (only ``data/`` and ``content/``, extracted with the tar ``data``
-filter: no links, no paths outside the folder) into a temporary folder; nothing of it runs.
+BASE is a folder (another checkout) or a git revision of ROOT's repository. A revision's
+``data/``, ``content/`` and ``config.toml`` are read out of git (``review.tree``: plain files
+only, no attribute of the tree's applies) into a temporary folder; nothing of it runs.
 Both sides are analysed the way ``kb compare`` and ``kb check`` do (``build_knowledge``,
 ``check_paths``), so the diff speaks of exactly what the site would publish.
 """
@@ -17,9 +17,7 @@ Both sides are analysed the way ``kb compare`` and ``kb check`` do (``build_know
 from __future__ import annotations
 
 import hashlib
-import io
 import subprocess
-import tarfile
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
@@ -29,11 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError, UsageError
+from pgbench_kb.review.tree import extract
 from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
-
-#: What ``git archive`` brings of a revision: all that the analysis and the checks read.
-ARCHIVED = ("data", "content")
-
 
 #: The name the project's own runs are signed with: a pull request signing so is flagged.
 MAINTAINERS = "pgbench-kb maintainers"
@@ -63,20 +58,11 @@ def base_root(base: str, root: Path) -> Iterator[Path]:
         return
     revision = _revision(base, root)
     with tempfile.TemporaryDirectory(prefix="kb-diff-") as tmp:
-        archive = subprocess.run(
-            ["git", "-C", str(root), "archive", "--format=tar", revision, "--", *ARCHIVED],
-            capture_output=True,
-            check=False,
-        )
-        if archive.returncode != 0:
-            message = archive.stderr.decode(errors="replace").strip().splitlines()
-            raise DiffError(
-                f"git archive {base} failed: {message[-1] if message else 'no message'}",
-                field="BASE",
-                hint="give a revision that has data/ (git log --oneline), or a folder",
-            )
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(tmp, filter="data")
+        # Read out of git without the tree's attributes (review.tree): git archive would apply
+        # its .gitattributes (export-ignore hides files from the diff).
+        extract(root, revision, Path(tmp))
+        for needed in (RUNS_DIR, HARDWARE_DIR):
+            (Path(tmp) / needed).mkdir(parents=True, exist_ok=True)
         yield Path(tmp)
 
 
