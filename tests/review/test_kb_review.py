@@ -190,3 +190,24 @@ def test_a_fenced_text_cannot_end_its_block():
 
     lines = fenced("```\n<b>x</b>\n````more")
     assert lines[0] == "`````text" and lines[-1] == "`````"
+
+
+def test_a_pull_request_that_changes_nothing_says_what_was_checked(repo: Path):
+    done = review(repo, "main", "--markdown")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "Every changed path is a result (0 under data/runs/, data/raw/ or content/hardware/)"
+        in (done.stdout)
+    )
+    assert (
+        "Nothing changes in the runs, the tps comparisons and their verdicts, the key findings, "
+        "the claims' verdicts and kb check's messages."
+    ) in done.stdout
+
+
+@pytest.mark.parametrize("head", ["no-such-branch", "--upload-pack=touch x"])
+def test_a_head_that_is_not_a_revision_is_one_line(repo: Path, head: str):
+    done = run_kb("review", "--repo", str(repo), "--", "main", head)
+    assert done.returncode != 0 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("error: ") and "Traceback" not in done.stderr
