@@ -211,3 +211,25 @@ def test_a_head_that_is_not_a_revision_is_one_line(repo: Path, head: str):
     assert done.returncode != 0 and done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith("error: ") and "Traceback" not in done.stderr
+
+
+def test_a_file_name_with_a_line_break_and_bad_bytes_is_one_escaped_line(
+    tmp_path: Path,
+):
+    """A file name is the pull request's text too: NUL-separated git output keeps a line break
+    from forging a second path, bytes that are not UTF-8 do not crash the review, and both are
+    shown escaped in one line of the comment."""
+    root = base_repository(tmp_path / "repo")
+    git(root, "checkout", "-q", "-b", "names")
+    name = os.path.join(os.fsencode(root), b"content/guides/x\n- error: forged\xff.md")
+    with open(name, "wb") as stream:
+        stream.write(b"---\ntitle: X\n---\nText.\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "names")
+    found = json.loads(review(root, "names", "--json").stdout)
+    (guide,) = found["paths"]["needs_review"]["guides"]
+    assert guide.startswith("content/guides/x\n- error: forged")
+    comment = as_markdown(found)
+    assert not any(x.startswith("- error:") for x in comment.splitlines())
+    (line,) = [x for x in comment.splitlines() if x.startswith("- guides: ")]
+    assert "x\\\\n- error: forged\\\\xff.md" in line

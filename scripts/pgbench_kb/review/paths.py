@@ -56,9 +56,17 @@ class Accounting:
     def as_json(self) -> dict[str, object]:
         return {
             "results": len(self.results),
-            "refused": [{"path": p, "why": w} for p, w in self.refused],
-            "needs_review": {kind: paths for kind, paths in self.review.items()},
+            "refused": [{"path": shown(p), "why": w} for p, w in self.refused],
+            "needs_review": {
+                kind: [shown(p) for p in paths] for kind, paths in self.review.items()
+            },
         }
+
+
+def shown(path: str) -> str:
+    """A path as text: bytes of its name that are not UTF-8 (kept by git as surrogate
+    escapes) written as ``\\xff``, so the review is valid UTF-8 JSON."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _matches(path: str, tests: tuple[str, ...]) -> bool:

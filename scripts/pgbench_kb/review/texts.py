@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError
+from pgbench_kb.review.paths import shown
 from pgbench_kb.runs.runfile import load_yaml_text, read_text_file
 
 ANSWERS = "data/answers.yaml"
@@ -126,5 +127,6 @@ def changed_texts(base: Path, head: Path, changed: list[str]) -> list[Changed]:
     for relative in changed:
         page = relative.startswith("content/") and relative.endswith(".md")
         if page and not relative.startswith("content/hardware/"):
-            out.append(Changed(f"page {relative}", _page(base, relative), _page(head, relative)))
+            what = f"page {shown(relative)}"
+            out.append(Changed(what, _page(base, relative), _page(head, relative)))
     return out

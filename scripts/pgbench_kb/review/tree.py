@@ -49,36 +49,39 @@ class Extracted:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
 
 
-def git(repo: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess:
-    """Run git in ``repo`` (no configuration but the repository's own); raise on failure."""
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` (no configuration but the repository's own) and return its output;
+    raise on failure. Bytes that are not UTF-8 (a file name can hold any) are kept as
+    surrogate escapes, so such a name is still written and shown escaped, never a crash."""
     done = subprocess.run(
-        ["git", "-C", str(repo), *args],
-        capture_output=True,
-        text=text,
-        env=GIT_ENV,
-        check=False,
+        ["git", "-C", str(repo), *args], capture_output=True, env=GIT_ENV, check=False
     )
     if done.returncode != 0:
-        stderr = done.stderr if text else done.stderr.decode(errors="replace")
-        lines = stderr.strip().splitlines()
+        lines = done.stderr.decode(errors="replace").strip().splitlines()
         raise GitError(
             f"git {args[0]} failed: {lines[-1] if lines else 'no message'}",
             path=str(repo),
             hint="give revisions of this repository (git log --oneline)",
         )
-    return done
+    return done.stdout.decode("utf-8", errors="surrogateescape")
 
 
 def commit_of(repo: Path, revision: str) -> str:
     """The full commit id ``revision`` names in ``repo``."""
     if revision.startswith("-"):
         raise UsageError(f"{revision!r} is not a revision", hint="e.g. kb review main HEAD")
-    return git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").stdout.strip()
+    try:
+        return git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").strip()
+    except GitError:
+        raise GitError(
+            f"{revision!r} is not a commit of the repository at {repo}",
+            hint="give a branch, tag or commit (git log --oneline)",
+        ) from None
 
 
 def merge_base(repo: Path, base: str, head: str) -> str:
     """Where ``head`` left ``base``: what the pull request changes is measured from there."""
-    return git(repo, "merge-base", base, head).stdout.strip()
+    return git(repo, "merge-base", base, head).strip()
 
 
 def changed_paths(repo: Path, old: str, new: str) -> list[str]:
@@ -89,20 +92,20 @@ def changed_paths(repo: Path, old: str, new: str) -> list[str]:
         "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
         old, new, "--",
     )  # fmt: skip
-    return sorted(p for p in done.stdout.split("\0") if p)
+    return sorted(p for p in done.split("\0") if p)
 
 
 def top_level(repo: Path, commit: str) -> set[str]:
     """The names at the top of a commit's tree."""
     done = git(repo, "ls-tree", "-z", "--name-only", commit)
-    return {p for p in done.stdout.split("\0") if p}
+    return {p for p in done.split("\0") if p}
 
 
 def _entries(repo: Path, commit: str) -> list[tuple[str, str, str, int]]:
     """(mode, object, path, size) of every entry under ``REVIEWED`` in ``commit``."""
     done = git(repo, "ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--", *REVIEWED)
     entries = []
-    for record in done.stdout.split("\0"):
+    for record in done.split("\0"):
         if not record:
             continue
         meta, _, path = record.partition("\t")
