@@ -233,3 +233,21 @@ def test_a_file_name_with_a_line_break_and_bad_bytes_is_one_escaped_line(
     assert not any(x.startswith("- error:") for x in comment.splitlines())
     (line,) = [x for x in comment.splitlines() if x.startswith("- guides: ")]
     assert "x\\\\n- error: forged\\\\xff.md" in line
+
+
+def test_a_long_review_stays_under_githubs_limit_and_says_what_it_left_out(repo: Path):
+    """GitHub refuses a comment over 65,536 characters: a pull request rewriting 60 claims
+    still gets its comment, the refused paths and the kinds first, the rest cut by whole
+    sections, said to be."""
+    found = json.loads(review(repo, "hostile", "--json").stdout)
+    found["texts"] = [
+        {"what": f"claim c{i}: claim", "before": "x" * 3000, "after": "y" * 3000} for i in range(60)
+    ]
+    comment = as_markdown(found)
+    assert len(comment) < 60_000
+    assert comment.count("```") % 2 == 0  # every code block is closed
+    assert "**Refused: this pull request cannot be merged as it is**" in comment
+    assert comment.rstrip().endswith(
+        "section(s) left out to keep the comment short: run `kb review BASE HEAD` for the "
+        "whole review."
+    )
