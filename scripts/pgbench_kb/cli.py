@@ -483,6 +483,42 @@ def _run_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------------------------
+# kb review
+
+
+def _configure_review(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "base", metavar="BASE", help="the branch the pull request goes into (a revision)"
+    )
+    p.add_argument("head", metavar="HEAD", help="the pull request's head commit (a revision)")
+    p.add_argument(
+        "--repo",
+        type=Path,
+        default=Path("."),
+        help="the git repository holding both (default: .); HEAD is read from it as data only",
+    )
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--json", action="store_true", help="print the review as one JSON object")
+    how.add_argument("--markdown", action="store_true", help="print it as the pull-request comment")
+
+
+def _run_review(args: argparse.Namespace) -> int:
+    from pgbench_kb.review.pullrequest import refused, review
+    from pgbench_kb.review.report import as_markdown, as_text
+
+    found = review(args.repo.resolve(), args.base, args.head)
+    if args.json:
+        json.dump(found, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(as_markdown(found) if args.markdown else as_text(found))
+    if refused(found):
+        print("error: the pull request changes paths it may not (listed first)", file=sys.stderr)
+        return 1
+    return 0
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "parse",
@@ -548,6 +584,14 @@ COMMANDS: tuple[Command, ...] = (
         "kb diff main\n  kb diff main --markdown > comment.md\n  kb diff main --json > diff.json",
         _configure_diff,
         _run_diff,
+    ),
+    Command(
+        "review",
+        "the review of a pull request, by this checkout's code with the pull request's files "
+        "as data only: every changed path accounted for, the knowledge diff, the words changed",
+        "kb review main HEAD --markdown > comment.md",
+        _configure_review,
+        _run_review,
     ),
     Command(
         "synth",

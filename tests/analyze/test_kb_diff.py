@@ -73,9 +73,16 @@ def test_diff_against_a_folder_equals_against_the_revision(pull_request: Path, t
     assert json.loads(by_folder.stdout) == json.loads(by_revision.stdout)
 
 
-def test_nothing_changed_says_so(pull_request: Path, tmp_path: Path):
+def test_nothing_changed_says_exactly_what_it_checked(pull_request: Path, tmp_path: Path):
+    """Regression (#33, attack 2): a rewritten answer lead got "Nothing that the site publishes
+    changes". kb diff compares data only, and its "nothing" names what it computed."""
     done = run_kb("diff", str(pull_request), "--root", str(pull_request), "--markdown")
-    assert "Nothing that the site publishes changes." in done.stdout
+    assert "Nothing that the site publishes changes" not in done.stdout
+    assert (
+        "Nothing changes in the runs, the tps comparisons and their verdicts, the key findings, "
+        "the claims' verdicts and kb check's messages. (This compares data only: files outside "
+        "data/ and content/ are not looked at.)"
+    ) in done.stdout
 
 
 @pytest.mark.parametrize("base", ["no-such-branch", "--help-me"])

@@ -1,7 +1,8 @@
-"""The GitHub workflows (issue #22, item 5): actionlint passes on them (and fails on a broken
-one, so the test can fail), actions are pinned by commit, the checkout keeps no token, the
-comment workflow never runs the pull request's code where it can write, the deploy builds for
-the Pages address, and every install is checked against hashes."""
+"""The GitHub workflows (issue #22, item 5; issue #33, item 1): actionlint passes on them (and
+fails on a broken one, so the test can fail), actions are pinned by commit, the checkout keeps
+no token, the review is computed by the base's code over the pull request's commit as data and
+posted by a job that runs nothing else, the deploy builds for the Pages address, and every
+install is checked against hashes."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def run_actionlint(actionlint: Path, *files: Path) -> subprocess.CompletedProces
 
 def test_the_three_workflows_pass_actionlint(actionlint: Path) -> None:
     files = sorted(WORKFLOWS.glob("*.yml"))
-    assert [f.name for f in files] == ["check.yml", "comment.yml", "deploy.yml"]
+    assert [f.name for f in files] == ["check.yml", "deploy.yml", "review.yml"]
     result = run_actionlint(actionlint, *files)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -76,7 +77,7 @@ def test_actionlint_fails_on_a_broken_workflow(actionlint: Path, tmp_path: Path)
     assert "broken.yml:6" in result.stdout
 
 
-@pytest.mark.parametrize("name", ["check.yml", "comment.yml", "deploy.yml"])
+@pytest.mark.parametrize("name", ["check.yml", "deploy.yml", "review.yml"])
 def test_actions_are_pinned_by_commit_and_the_checkout_keeps_no_token(name: str) -> None:
     text = (WORKFLOWS / name).read_text(encoding="utf-8")
     for job, step in steps(load(name)):
@@ -91,30 +92,106 @@ def test_actions_are_pinned_by_commit_and_the_checkout_keeps_no_token(name: str)
     assert load(name)["permissions"] == {"contents": "read"}
 
 
-def test_the_comment_is_posted_without_running_the_pull_requests_code() -> None:
-    """GitHub's pattern for untrusted code: check.yml's `diff` job runs on pull_request with a
-    read-only token and uploads an artifact; comment.yml runs on workflow_run, may comment,
-    and never checks out or runs code."""
-    check, comment = load("check.yml"), load("comment.yml")
-    assert "pull_request" in check["on"] and "pull_request_target" not in check["on"]
-    diff = check["jobs"]["diff"]
-    assert "permissions" not in diff  # the workflow's: contents: read
-    assert diff["if"] == "github.event_name == 'pull_request'"
-    assert any("kb diff" in s.get("run", "") and "--markdown" in s["run"] for s in diff["steps"])
-    assert any(s.get("uses", "").startswith("actions/upload-artifact@") for s in diff["steps"])
-    assert comment["on"] == {"workflow_run": {"workflows": ["check"], "types": ["completed"]}}
-    post = comment["jobs"]["post"]
-    assert list(comment["jobs"]) == ["post"]
-    assert post["permissions"] == {"actions": "read", "pull-requests": "write"}
-    assert post["if"] == "github.event.workflow_run.event == 'pull_request'"
-    for step in post["steps"]:
-        uses = step.get("uses", "")
-        assert not uses.startswith("actions/checkout@"), "the posting job checks nothing out"
-        assert not re.search(r"\bmake\b|\.venv|python|\bsource\b|\bbash\b|\./", step.get("run", ""))
-    download = next(s for s in post["steps"] if s.get("uses", "").startswith("actions/download"))
-    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
-    run = next(s["run"] for s in post["steps"] if "run" in s)
-    assert "gh pr comment" in run and "--body-file kb-diff/comment.md" in run
+#: What running code looks like in a step: the poster may run nothing but the base's target.py.
+RUNS_CODE = re.compile(r"\bmake\b|\.venv|\bkb\b|\bpip\b|\bsource\b|\bbash\b|\bsh\b|\./")
+#: What names the pull request's own commit or ref.
+PR_REF = re.compile(r"pull_request\.head|refs/pull|HEAD_SHA|merge")
+
+
+def checkouts(job: dict) -> list[dict]:
+    return [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+
+
+def writes(job: dict) -> bool:
+    return any(v == "write" for v in (job.get("permissions") or {}).values())
+
+
+def test_check_runs_the_pull_requests_code_with_a_read_only_token_and_posts_nothing() -> None:
+    """Regression (#33, attack 4): check.yml's diff job ran the pull request's own kb diff, so
+    two changed lines in review/diff.py made the comment say "0 runs added". check.yml now only
+    checks; it makes no comment and uploads nothing."""
+    check = load("check.yml")
+    assert "pull_request_target" not in check["on"] and "workflow_run" not in check["on"]
+    assert list(check["jobs"]) == ["check"]
+    assert not writes(check["jobs"]["check"])
+    text = (WORKFLOWS / "check.yml").read_text(encoding="utf-8")
+    assert "kb diff" not in text and "upload-artifact" not in text
+
+
+def test_the_review_runs_the_bases_code_over_the_pull_request_as_data() -> None:
+    """pull_request_target into main only; the review job may only read, checks out the base's
+    own commit, fetches the head as objects (never a checkout), and runs the base's kb review
+    bounded in time and memory."""
+    review = load("review.yml")
+    assert review["on"] == {
+        "pull_request_target": {
+            "branches": ["main"],
+            "types": ["opened", "synchronize", "reopened"],
+        }
+    }
+    job = review["jobs"]["review"]
+    assert "permissions" not in job  # the workflow's: contents: read
+    (checkout,) = checkouts(job)
+    assert checkout["with"]["ref"] == "${{ github.sha }}"  # the base branch's last commit
+    assert checkout["with"]["persist-credentials"] is False
+    runs = "\n".join(s.get("run", "") for s in job["steps"])
+    assert 'git fetch --no-tags --no-recurse-submodules origin "$HEAD_SHA"' in runs
+    assert not re.search(r"git (checkout|switch|worktree|reset|merge|pull)\b", runs)
+    assert not re.search(r"git archive[^\n]*\|[^\n]*(sh|bash|python)", runs)
+    step = next(s for s in job["steps"] if s.get("id") == "review")
+    assert re.search(
+        r"timeout [^\n]*\d+ prlimit --as=\d+ -- \\\n\s*\.venv/bin/kb review \"\$GITHUB_SHA\" "
+        r"\"\$HEAD_SHA\" --markdown",
+        step["run"],
+    ), step["run"]
+    assert step["env"]["HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+
+
+def test_only_the_poster_may_write_and_it_runs_nothing_of_the_pull_request() -> None:
+    """Regression (#33, attack 5): the artifact's pull-request number could be forged and
+    `--edit-last` rewrote the bot's last comment anywhere. The poster takes no number from the
+    artifact: target.py picks the one open pull request whose head is the reviewed commit and
+    repository; the bot edits only its own comment, found by the marker."""
+    review = load("review.yml")
+    writers = [name for name, job in review["jobs"].items() if writes(job)]
+    assert writers == ["post"]
+    post = review["jobs"]["post"]
+    assert post["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert post["needs"] == "review"
+    (checkout,) = checkouts(post)
+    assert checkout["with"] == {
+        "ref": "${{ github.sha }}",
+        "persist-credentials": False,
+        "sparse-checkout": "scripts/pgbench_kb/review/target.py",
+        "sparse-checkout-cone-mode": False,
+    }
+    (run,) = [s for s in post["steps"] if "run" in s]
+    assert not RUNS_CODE.search(run["run"]), "the poster runs nothing but target.py and gh"
+    assert "--edit-last" not in run["run"] and "gh pr comment" not in run["run"]
+    assert (
+        'python3 -I "$target" pull-request --head-sha "$HEAD_SHA" --head-repo "$HEAD_REPO"'
+        in (run["run"])
+    )
+    assert "comment --author 'github-actions[bot]' --marker \"$MARKER\"" in run["run"]
+    assert run["env"]["HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
+    assert run["env"]["HEAD_REPO"] == "${{ github.event.pull_request.head.repo.full_name }}"
+    from pgbench_kb.review.report import MARK
+
+    assert run["env"]["MARKER"] == MARK
+    assert not re.search(r"number|NUMBER", "".join(map(str, run["env"].values())))
+    for name, job in review["jobs"].items():
+        for step in checkouts(job):
+            assert not PR_REF.search(str(step.get("with"))), f"{name} checks out the PR"
+
+
+def test_the_review_command_is_documented_for_the_workflow() -> None:
+    """The workflow's commands exist: kb review takes BASE HEAD --markdown, target.py its two
+    decisions (their own tests run them)."""
+    help_text = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "kb"), "review", "--help"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "--markdown" in help_text and "example:" in help_text
 
 
 def test_the_deploy_builds_for_the_pages_address() -> None:
@@ -135,7 +212,7 @@ def test_installs_are_checked_against_hashes() -> None:
     assert len(entries) == len(pins) >= 30
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert "--require-hashes" in makefile
-    for name in ("check.yml", "comment.yml", "deploy.yml"):
+    for name in ("check.yml", "deploy.yml", "review.yml"):
         runs = [s.get("run", "") for _, s in steps(load(name))]
         assert not any(re.search(r"pip install(?!.*--require-hashes)", r) for r in runs), name
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from pgbench_kb.bench.facts import read_regular
 from pgbench_kb.runs.quietness import OTHER_CORE_SHARE_LIMIT, STEAL_PCT_LIMIT
+
 #: The heaviest other processes named in the run file.
 TOP_OTHERS = 3
 KTHREADD = 2

@@ -30,6 +30,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,9 @@ class Build:
     content: Path
     work: Path
     destination: Path
+    #: An empty folder of this build's own (outside the tree), given to Hugo as its
+    #: configuration folder and themes folder (see ``_hugo``).
+    empty: Path
 
 
 @dataclass
@@ -311,9 +315,14 @@ class LeafCache:
 
 
 def _hugo(build: Build, config: Path, destination: Path) -> subprocess.Popen[bytes]:
+    """Hugo on one configuration file. Hugo also merges ``config/_default/…`` of the source
+    folder into the configuration and looks for themes in ``themes/``, whatever file it is
+    given (regression, issue #33: a pull request's ``config/_default/module.toml`` mounted
+    ``/etc`` and published ``passwd``): both folders are an empty one of this build's."""
     return subprocess.Popen(
         [
             str(build.hugo), "--source", str(build.root), "--config", str(config),
+            "--configDir", str(build.empty), "--themesDir", str(build.empty),
             "--destination", str(destination),
             "--cacheDir", str(build.root / "build/cache/hugo"),
             "--logLevel", "warn", "--panicOnWarning", "--noBuildLock",
@@ -356,7 +365,8 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
     for relative in gone:
         cache.drop(relative)
 
-    build = Build(hugo, root, config, content, work, destination)
+    empty = Path(tempfile.mkdtemp(prefix="kb-render-empty-"))
+    build = Build(hugo, root, config, content, work, destination, empty)
     try:
         if changed and len(changed) == len(leaves):
             # Every leaf to lay out (a first build, a layout changed): one Hugo run over the
@@ -369,6 +379,8 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
         # Failed or interrupted: no half-built site is left (the folder was not there).
         shutil.rmtree(destination, ignore_errors=True)
         raise
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
     return Rendered(len(changed), len(leaves) - len(changed), len(gone), cache.cold)
 
 

@@ -7,9 +7,9 @@ gives, and what deserves a closer look (transcribed figures without raw output, 
 a group that already existed, a new machine whose note is missing or still a draft, a new key
 finding that rests on one contributor's runs).
 
-BASE is a folder (another checkout) or a git revision of ROOT's repository. A revision is
-read with ``git archive`` (only ``data/`` and ``content/``, extracted with the tar ``data``
-filter: no links, no paths outside the folder) into a temporary folder; nothing of it runs.
+BASE is a folder (another checkout) or a git revision of ROOT's repository. A revision's
+``data/``, ``content/`` and ``config.toml`` are read out of git (``review.tree``: plain files
+only, no attribute of the tree's applies) into a temporary folder; nothing of it runs.
 Both sides are analysed the way ``kb compare`` and ``kb check`` do (``build_knowledge``,
 ``check_paths``), so the diff speaks of exactly what the site would publish.
 """
@@ -17,9 +17,7 @@ Both sides are analysed the way ``kb compare`` and ``kb check`` do (``build_know
 from __future__ import annotations
 
 import hashlib
-import io
 import subprocess
-import tarfile
 import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
@@ -29,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError, UsageError
+from pgbench_kb.review.tree import extract
 from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
 
-#: What ``git archive`` brings of a revision: all that the analysis and the checks read.
-ARCHIVED = ("data", "content")
+#: The name the project's own runs are signed with: a pull request signing so is flagged.
+MAINTAINERS = "pgbench-kb maintainers"
 
 
 class DiffError(KbError):
@@ -59,20 +58,11 @@ def base_root(base: str, root: Path) -> Iterator[Path]:
         return
     revision = _revision(base, root)
     with tempfile.TemporaryDirectory(prefix="kb-diff-") as tmp:
-        archive = subprocess.run(
-            ["git", "-C", str(root), "archive", "--format=tar", revision, "--", *ARCHIVED],
-            capture_output=True,
-            check=False,
-        )
-        if archive.returncode != 0:
-            message = archive.stderr.decode(errors="replace").strip().splitlines()
-            raise DiffError(
-                f"git archive {base} failed: {message[-1] if message else 'no message'}",
-                field="BASE",
-                hint="give a revision that has data/ (git log --oneline), or a folder",
-            )
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(tmp, filter="data")
+        # Read out of git without the tree's attributes (review.tree): git archive would apply
+        # its .gitattributes (export-ignore hides files from the diff).
+        extract(root, revision, Path(tmp))
+        for needed in (RUNS_DIR, HARDWARE_DIR):
+            (Path(tmp) / needed).mkdir(parents=True, exist_ok=True)
         yield Path(tmp)
 
 
@@ -140,7 +130,9 @@ def read_side(root: Path) -> Side:
     return Side(
         runs=_runs_of(root),
         knowledge=build_knowledge(root),
-        warnings={str(f).removeprefix(f"{root}/") for f in report.findings},
+        # Paths relative to the side's root, wherever they appear in a message (a rule across
+        # files names the other file), so the two sides' messages compare.
+        warnings={str(f).replace(f"{root}/", "") for f in report.findings},
         notes=_notes_of(root),
     )
 
@@ -221,6 +213,8 @@ def diff_sides(base: Side, head: Side) -> dict[str, Any]:
     ]
     return {
         "format": "pgbench-kb/diff/1",
+        "machines_added": _new_machines(base, head, added),
+        "groups_added": _new_groups(base, head),
         "runs": {
             "added": len(added),
             "changed": len(changed),
@@ -241,9 +235,48 @@ def diff_sides(base: Side, head: Side) -> dict[str, Any]:
     }
 
 
+def _new_machines(base: Side, head: Side, added: list[str]) -> list[dict[str, str]]:
+    """Machines the added runs bring, each with the state of its hardware note."""
+    known = {r["machine"] for r in base.runs.values()}
+    machines = sorted({head.runs[r]["machine"] for r in added} - known)
+    return [
+        {
+            "machine": m,
+            "note": "missing" if m not in head.notes else "complete" if head.notes[m] else "draft",
+        }
+        for m in machines
+    ]
+
+
+def _new_groups(base: Side, head: Side) -> list[dict[str, Any]]:
+    """Groups of repeats (configurations) that are new, or whose runs changed: what a reader
+    will see of them (the median and the spread of their tps)."""
+    old = {g["id"]: sorted(g["runs"]) for g in base.knowledge["groups"]}
+    return [
+        {
+            "id": g["id"],
+            "machine": g["machine"],
+            "n": g["n"],
+            "statistic": g.get("statistic"),
+            "center": g.get("center"),
+            "cv_pct": (g.get("spread") or {}).get("cv_pct"),
+            "factors": g.get("factors") or {},
+            "new": g["id"] not in old,
+        }
+        for g in sorted(head.knowledge["groups"], key=lambda g: g["id"])
+        if old.get(g["id"]) != sorted(g["runs"])
+    ]
+
+
 def _flags(base: Side, head: Side, added: list[str], new_key: list[str]) -> list[str]:
     """What a reviewer must look at, in words."""
     flags = []
+    for who in sorted({head.runs[r]["contributor"] for r in added}):
+        if " ".join(who.split()).casefold().startswith(MAINTAINERS.casefold()):
+            flags.append(
+                f"runs are signed as the project's maintainers ({who!r}): only their own runs "
+                "may be; read who actually made them"
+            )
     for rid in added:
         run = head.runs[rid]
         if run["origin"] == "transcribed" and not run["raw"]:

@@ -27,6 +27,8 @@ Where a rule lives:
 ``content.py``     every file under content/ and data/: places, links, kinds, front matter of
                    the other pages (guides, sections, home, search)
 ``markdown.py``    a page's body: raw HTML, shortcodes, outside images, Markdown attributes
+``tree.py``        the top level and config.toml: nothing that would steer Hugo (config/,
+                   themes/, hugo.*…; mounts from outside the project)
 ``across.py``      across files: duplicate and case-colliding ids, raw outputs and
                    configurations; repeat groups (one contributor and session, indexes, of);
                    noisy repeat groups, outliers

@@ -22,6 +22,7 @@ from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
+from pgbench_kb.runs.check.tree import check_tree
 from pgbench_kb.runs.documents import DocumentKind
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
@@ -253,6 +254,7 @@ def check_paths(
     if not paths:
         collected = {str(p) for p in [*runs, *notes]}
         found.extend(f for f in contributed(root).findings if f.path not in collected)
+        found.extend(check_tree(root))  # what would steer Hugo (config/, themes/, mounts…)
     # Each file's problems together, in line order, files in the order they were collected.
     checked = [*runs, *notes, *(p for _, p in pages), *(p for _, p in docs)]
     order = {str(path): index for index, path in enumerate(checked)}

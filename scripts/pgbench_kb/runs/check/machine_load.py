@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pgbench_kb.runs.quietness import OTHER_CORE_SHARE_LIMIT, STEAL_PCT_LIMIT
 from pgbench_kb.runs.check.report import Issue
+from pgbench_kb.runs.quietness import OTHER_CORE_SHARE_LIMIT, STEAL_PCT_LIMIT
 
 #: How far core_share may be from cpu_s / interval_s (both are rounded when recorded).
 SHARE_TOLERANCE = 0.002
