@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError, UsageError
-from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.files import run_files
+from pgbench_kb.runs.runfile import HARDWARE_DIR, load_yaml_text, read_text_file
 
 #: What ``git archive`` brings of a revision: all that the analysis and the checks read.
 ARCHIVED = ("data", "content")
@@ -96,7 +97,7 @@ def _revision(base: str, root: Path) -> str:
 
 def _runs_of(root: Path) -> dict[str, dict[str, Any]]:
     out = {}
-    for path in sorted((root / RUNS_DIR).rglob("*.yaml")):
+    for path in run_files(root):
         text = read_text_file(path)
         data = load_yaml_text(text, path=path.relative_to(root).as_posix()).data
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):

@@ -17,6 +17,16 @@ from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
+from pgbench_kb.runs.files import (
+    DOT_NAME_FIELD,
+    dot_name_message,
+    hidden_entries,
+    hidden_part,
+    is_hidden,
+    is_import_temp,
+    note_files,
+    walk_files,
+)
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
     RAW_DIR,
@@ -63,10 +73,25 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
     for target in targets:
         if not paths and _linked(target, root):
             continue  # a link on the way: reported by the walk of content/ and data/, not read
+        if paths and is_hidden(target.name):
+            problems.append(
+                Finding(
+                    str(target),
+                    None,
+                    DOT_NAME_FIELD,
+                    dot_name_message(target.name, folder=is_dir(target)),
+                )
+            )
+            continue
         if is_dir(target):
             found = 0
-            for path in sorted(target.rglob("*")):
-                if path.name.startswith(".") or not is_file(path):
+            if paths:
+                problems.extend(
+                    Finding(str(path), None, DOT_NAME_FIELD, dot_name_message(path.name, folder=d))
+                    for path, d in hidden_entries(target, ("",))
+                )
+            for path in _sorted_files(target):
+                if not is_file(path):
                     continue
                 if path.suffix in RUN_SUFFIXES:
                     runs.append(path)
@@ -85,6 +110,11 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
         else:
             problem(target, "not a run file (.yaml), a hardware note (.md) or a folder")
     return runs, notes, problems
+
+
+def _sorted_files(folder: Path) -> list[Path]:
+    """The files under ``folder`` as every stage lists them (no dot-named part)."""
+    return sorted(walk_files(folder))
 
 
 def _pages(paths: Sequence[str], root: Path, notes: list[Path]) -> list[tuple[str, Path]]:
@@ -226,7 +256,7 @@ class FileCache:
         if self.file is None:
             return
         notes = root / HARDWARE_DIR
-        note_names = sorted(p.name for p in notes.glob("*.md")) if is_dir(notes) else []
+        note_names = [p.name for p in note_files(root)] if is_dir(notes) else []
         self.context = (code_fingerprint(), today, os.getcwd(), str(root), tuple(note_names))
         try:
             saved = pickle.loads(self.file.read_bytes())
@@ -304,11 +334,11 @@ def stray_files(root: Path, runs: Sequence[Path], summaries: Sequence[RunSummary
         for path in sorted(top.rglob("*")):
             if not is_file(path):
                 continue
-            if path.name.startswith(".") and path.name.endswith(".tmp"):
+            if is_import_temp(path.name) and hidden_part(path.parent.relative_to(root)) is None:
                 findings.append(Finding(str(path), None, "(file)", STRAY_TEMP_HINT))
                 continue
-            if folder != RAW_DIR or path.name.startswith("."):
-                continue
+            if folder != RAW_DIR or hidden_part(path.relative_to(root)) is not None:
+                continue  # a dot name is reported as such (check.content.contributed)
             rel = path.relative_to(root).as_posix()
             if rel in referred or any(path.name.startswith(f"{i}.") for i in unread_ids):
                 continue

@@ -1,0 +1,109 @@
+"""Pull requests, round two (issue #33): the attacks on the one list of files and on the input
+readers, each refused with a located error by the real `kb check` on a whole project root (and,
+where the site build reads the same files, by `kb derive`).
+
+Each test builds a tiny project root (tests/check/root plus the good run) with the attack in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from checkkit import good_run, write
+from pgbench_kb.analyze.load import load_runs
+from pgbench_kb.derive.notes import check_pages
+from pgbench_kb.errors import DeriveError
+from pgbench_kb.review.diff import _runs_of
+from pgbench_kb.runs.check import check_paths
+from pgbench_kb.runs.files import content_pages, note_files, run_files
+
+FORGED = "id: forged\nresults:\n  tps: 98765\nbenchmark:\n  scale: -5\n"
+
+
+def errors_of(root: Path, *paths: str) -> list[str]:
+    """Every error of `kb check` on ``paths`` (default: the whole root), relative to it."""
+    report = check_paths(list(paths), root=root)
+    return [str(f).replace(str(root) + "/", "") for f in report.errors]
+
+
+def dot_error(relative: str, *, folder: bool = False) -> str:
+    name = relative.rsplit("/", 1)[-1]
+    kind = "a folder" if folder else "a file"
+    return (
+        f"{relative}: file name: {name!r} is {kind} whose name starts with a dot: hidden names "
+        "are skipped by some tools and read by others, so none is allowed under content/ or "
+        "data/; rename it without the leading dot"
+    )
+
+
+def plant(root: Path, relative: str, text: str = FORGED) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# 1. one list of files ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("relative", "shown", "folder"),
+    [
+        ("data/runs/2026/11/.forged.yaml", "data/runs/2026/11/.forged.yaml", False),
+        ("data/runs/.forged.yml", "data/runs/.forged.yml", False),
+        ("data/runs/.hidden/forged.yaml", "data/runs/.hidden", True),
+        ("data/runs/2026/.x/11/forged.yaml", "data/runs/2026/.x", True),
+        ("data/raw/2026/11/.forged.txt", "data/raw/2026/11/.forged.txt", False),
+        ("data/.answers.yaml", "data/.answers.yaml", False),
+        ("content/hardware/.x.md", "content/hardware/.x.md", False),
+        ("content/guides/.draft.md", "content/guides/.draft.md", False),
+        ("content/.hidden/guides/x.md", "content/.hidden", True),
+    ],
+)
+def test_a_dot_named_file_is_refused_and_never_read(
+    contributed: Path, relative: str, shown: str, folder: bool
+) -> None:
+    """Regression (#33, attack 1): `data/runs/…/.ID.yaml` was skipped by kb check but read by
+    derive, analyze and diff (rglob("*.yaml")), publishing "scale −5, 98,765 tps"; a hidden
+    hardware note was refused by derive and missed by check."""
+    plant(contributed, relative)
+    assert errors_of(contributed) == [dot_error(shown, folder=folder)]
+    with pytest.raises(DeriveError) as raised:
+        check_pages(contributed)
+    assert "rename it without the leading dot" in str(raised.value)
+    # No stage lists it, so none reads it even where the refusal was skipped.
+    listed = [*run_files(contributed), *note_files(contributed), *content_pages(contributed)]
+    assert [p.name for p in listed if p.name.startswith(".") or ".hidden" in p.parts] == []
+    assert [r.id for r in load_runs(contributed)] == ["measured-tpcb"]
+    assert list(_runs_of(contributed)) == ["measured-tpcb"]
+
+
+def test_a_dot_named_file_named_on_the_command_line_is_refused(contributed: Path) -> None:
+    """`kb check data/runs/.x.yaml` and `kb check data/runs` refuse it too."""
+    plant(contributed, "data/runs/.forged.yaml")
+    assert errors_of(contributed, str(contributed / "data/runs/.forged.yaml")) == [
+        dot_error("data/runs/.forged.yaml")
+    ]
+    assert errors_of(contributed, str(contributed / "data/runs")) == [
+        dot_error("data/runs/.forged.yaml")
+    ]
+
+
+def test_an_interrupted_imports_temporary_file_stays_a_stray_file(contributed: Path) -> None:
+    """kb import's own temporary file (`.NAME.XXXX.tmp`, runfile.write_new) left by a killed
+    import is reported as a stray file to remove, not read, and does not stop a build."""
+    plant(contributed, "data/runs/.measured-tpcb2.yaml.k3j4.tmp")
+    assert errors_of(contributed) == [
+        "data/runs/.measured-tpcb2.yaml.k3j4.tmp: (file): a temporary file left by an "
+        "interrupted kb import (nothing refers to it): remove it"
+    ]
+    check_pages(contributed)
+    assert [r.id for r in load_runs(contributed)] == ["measured-tpcb"]
+
+
+def test_the_fixture_root_is_clean(contributed: Path) -> None:
+    assert errors_of(contributed) == []
+    assert [p.name for p in run_files(contributed)] == ["measured-tpcb.yaml"]
+    assert good_run()["id"] == "measured-tpcb"
+    write(contributed, good_run())
