@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 
 from checkkit import good_run, write
+from kbtest import run_kb
 from pgbench_kb.analyze.load import load_runs
 from pgbench_kb.derive.notes import check_pages
 from pgbench_kb.errors import DeriveError
+from pgbench_kb.parse.textlines import MAX_LINE_CHARS, first_long_line, number_tokens
 from pgbench_kb.review.diff import _runs_of
 from pgbench_kb.runs.check import check_paths
 from pgbench_kb.runs.files import content_pages, note_files, run_files
+from pgbench_kb.runs.runfile import sha256_bytes
 
 FORGED = "id: forged\nresults:\n  tps: 98765\nbenchmark:\n  scale: -5\n"
 
@@ -107,3 +110,57 @@ def test_the_fixture_root_is_clean(contributed: Path) -> None:
     assert [p.name for p in run_files(contributed)] == ["measured-tpcb.yaml"]
     assert good_run()["id"] == "measured-tpcb"
     write(contributed, good_run())
+
+
+# 2. number tokenizing linear in the line's length, lines bounded -----------------------------
+
+
+def hostile_raw_run(root: Path, line: str) -> dict:
+    """The good run with ``line`` put into its raw output after the first line."""
+    run = good_run()
+    raw = root / run["raw"][0]["path"]
+    data = raw.read_bytes().replace(b"\n", b"\n" + line.encode() + b"\n", 1)
+    raw.write_bytes(data)
+    run["raw"][0]["sha256"] = sha256_bytes(data)
+    write(root, run)
+    return run
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "progress: " + "1e," * (2**20 // 3) + "x",
+        "progress: 1.0 s," + " " * 2**20 + "x",
+        "tps = " * (2**20 // 6),
+    ],
+    ids=["1e-comma", "spaces", "labels"],
+)
+def test_a_megabyte_hostile_line_in_raw_output_is_refused(contributed: Path, line: str) -> None:
+    """Regression (#33, attack 6): a `progress:` line of repeated `1e,` ending in `x` made the
+    number tokenizer backtrack (60 KiB: 13 s in kb check; 1 MiB about an hour). The real
+    `kb check` refuses a 1 MiB line, located; the timeout is only a guard against a hang (the
+    time target, under a second, is tests/perf/bench_hostile.py's)."""
+    run = hostile_raw_run(contributed, line)
+    done = run_kb("check", "--root", str(contributed))
+    assert done.returncode == 1, done.stderr
+    raw_line = line_of(contributed, "raw")
+    assert done.stdout.replace(str(contributed) + "/", "").splitlines()[0] == (
+        f"data/runs/measured-tpcb.yaml:{raw_line}: raw.0: the raw output cannot be parsed: "
+        f"line 2 is {len(line):,} characters long, longer than any line pgbench prints (at "
+        "most 64 KiB are read)"
+    )
+    assert run["raw"][0]["path"].startswith("data/raw/")
+
+
+def test_a_hostile_line_within_the_bound_is_read_in_linear_time() -> None:
+    """The tokenizer on the longest line read (64 KiB of `1e,`), as it was at 60 KiB in 13 s:
+    it finds no number, quickly (the figure is the benchmark's; this guards the result)."""
+    line = "progress: " + "1e," * ((MAX_LINE_CHARS - 20) // 3) + "x"
+    assert first_long_line(line) is None
+    assert list(number_tokens(line)) == []
+    assert list(number_tokens("1e,5 -3 x1 2.5x 1,000 +7")) == ["1e,5", "-3", "1,000", "+7"]
+
+
+def line_of(root: Path, key: str) -> int:
+    lines = (root / "data/runs/measured-tpcb.yaml").read_text().split("\n")
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(f"{key}:")) + 1
