@@ -164,3 +164,83 @@ def test_a_hostile_line_within_the_bound_is_read_in_linear_time() -> None:
 def line_of(root: Path, key: str) -> int:
     lines = (root / "data/runs/measured-tpcb.yaml").read_text().split("\n")
     return next(i for i, line in enumerate(lines, 1) if line.startswith(f"{key}:")) + 1
+
+
+# 4. Markdown checked on a real CommonMark parse ----------------------------------------------
+
+GUIDE = "---\ntitle: A guide\ndescription: How to read it.\n---\n"
+EVIL = "https://evil.example/pixel.png"
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        # The six syntaxes that got through the regexes, and variations.
+        (f"![a](<{EVIL}>)", 5),
+        (f"> A quote\n![a]({EVIL})", 6),
+        (f"- an item\n![a]({EVIL})", 6),
+        (f"![a][x]\n\n> [x]: {EVIL}", 5),
+        (f"![a][x]\n\n- [x]: <{EVIL}>", 5),
+        (f"[x]:\n{EVIL}\n\n![x]", 8),
+        (f"![a](\n{EVIL})", 5),
+        (f"![a\nb]({EVIL})", 5),
+        ('![a](https\\://evil.example/p.png "t")', 5),
+        ("![a](https&#58;//evil.example/p.png)", 5),
+        ("![a](&#x2F;&#x2F;evil.example/p.png)", 5),
+        ("![a](\\\\\\\\evil.example/p.png)", 5),
+        ("![a](/\\evil.example/p.png)", 5),
+        ("![a](<ht\ttps://evil.example/p.png>)", 5),
+        ("![a](HTTPS://EVIL.EXAMPLE/P.PNG)", 5),
+        ("![a](%68ttps://evil.example/p.png)", 5),
+        ("![a](data:image/svg+xml;base64,PHN2Zz4=)", 5),
+        (f"[![a]({EVIL})](/guides/)", 5),
+        (f"![![b]({EVIL})](/x.png)", 5),
+        (f"Text.\n\n| a |\n|---|\n| ![a]({EVIL}) |", 9),
+        (f"[^1]: ![a]({EVIL})\n\nSee[^1].", 5),
+        (f"Text[^1].\n\n[^1]: A note.\n\n    ![a]({EVIL})", 9),
+        (f"Term\n: A definition.\n\n    ![a]({EVIL})", 8),
+    ],
+)
+def test_an_outside_image_in_any_commonmark_syntax_is_refused(
+    contributed: Path, body: str, line: int
+) -> None:
+    """Regression (#33, attack 9): six Markdown image syntaxes (a destination in <…>, a lazy
+    continuation line, a definition inside a quote…) passed check and derive; only the
+    browser's CSP stopped the request. The body is now read by a CommonMark parser."""
+    plant(contributed, "content/guides/g.md", GUIDE + body + "\n")
+    found = errors_of(contributed)
+    assert len(found) == 1, found
+    assert found[0].startswith(f"content/guides/g.md:{line}: (body): image '"), found
+    assert "comes from outside the site" in found[0]
+    with pytest.raises(DeriveError, match="comes from outside the site"):
+        check_pages(contributed)
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "tag"),
+    [
+        ("<iframe src=https://evil.example></iframe>", 5, "<iframe src=https://evil.example>"),
+        ("> <script src=https://evil.example/x.js></script>", 5, "<script"),
+        ("Text <img src=https://evil.example/p.png> here", 5, "<img src="),
+        ("- a\n  <svg onload=alert(1)>", 6, "<svg onload=alert(1)>"),
+        ("<!--\n![a](https://evil.example/p.png)\n-->", 5, "<!--"),
+    ],
+)
+def test_raw_html_in_any_place_is_refused(contributed: Path, body: str, line: int, tag: str):
+    plant(contributed, "content/guides/g.md", GUIDE + body + "\n")
+    found = errors_of(contributed)
+    assert found and found[0].startswith(f"content/guides/g.md:{line}: (body): raw HTML"), found
+    assert tag in found[0]
+
+
+def test_links_to_other_sites_and_local_images_stay_allowed(contributed: Path) -> None:
+    body = (
+        "A [link](https://www.postgresql.org/) and <https://www.postgresql.org/docs/>, an "
+        "image ![chart](/charts/a.svg) and ![r](../x.png), a [ref][pg].\n\n"
+        "[pg]: https://www.postgresql.org/\n\n"
+        "```\n![x](https://example.org/x.png)\n```\n\n"
+        "    ![shown as code](https://example.org/x.png)\n\n"
+        "`![x](https://example.org/x.png)` and latency < 5 ms.\n"
+    )
+    plant(contributed, "content/guides/g.md", GUIDE + body)
+    assert errors_of(contributed) == []
