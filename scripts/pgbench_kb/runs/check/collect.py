@@ -17,6 +17,7 @@ from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
+from pgbench_kb.runs.check.text import OWN_RUNS
 from pgbench_kb.runs.files import (
     DOT_NAME_FIELD,
     dot_name_message,
@@ -257,7 +258,9 @@ class FileCache:
             return
         notes = root / HARDWARE_DIR
         note_names = [p.name for p in note_files(root)] if is_dir(notes) else []
-        self.context = (code_fingerprint(), today, os.getcwd(), str(root), tuple(note_names))
+        # The list of the project's own runs decides whether a run may sign as the maintainers.
+        own = file_stamp(root / OWN_RUNS)
+        self.context = (code_fingerprint(), today, os.getcwd(), str(root), tuple(note_names), own)
         try:
             saved = pickle.loads(self.file.read_bytes())
         except (OSError, pickle.PickleError, EOFError, ValueError, TypeError, AttributeError):

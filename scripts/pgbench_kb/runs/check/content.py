@@ -11,8 +11,9 @@ above the pages ``kb derive`` writes). So:
   ``kb derive`` writes pages (``GENERATED_SECTIONS``) would replace them and is refused, as is
   a page named as Hugo names bundles or list pages (``RESERVED_NAMES``);
 - ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``),
-  ``data/claims.yaml`` and ``data/answers.yaml`` (the answer pages' words, checked by
-  ``kb derive``: derive/answer_pages.py);
+  ``data/claims.yaml``, ``data/answers.yaml`` (the answer pages' words, checked by
+  ``kb derive``: derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
+  own runs, which alone may sign as its maintainers: check/text.py);
 - each kind of page has an allow-list of front-matter keys (``PAGE_KEYS``): ``url``,
   ``aliases``, ``cascade``, ``build``… would take over other addresses. Front matter is read
   by ``runs.runfile.load_yaml_text``: no aliases, no duplicate keys, bounded depth and size;
@@ -82,10 +83,16 @@ PAGE_PLACES = (
 #: Hand-written sections (``content/<section>/``) and the kind of their pages.
 SECTIONS = {"guides": "guide", "hardware": "hardware"}
 DATA_PLACES = (
-    "data/runs/ (run files), data/raw/ (their raw files), data/claims.yaml and data/answers.yaml"
+    "data/runs/ (run files), data/raw/ (their raw files), data/claims.yaml, data/answers.yaml "
+    "and data/maintainers-runs.sha256"
 )
-#: Single files of data/ besides the run and raw files.
-DATA_FILES = (PurePosixPath("data/claims.yaml"), PurePosixPath("data/answers.yaml"))
+#: Single files of data/ besides the run and raw files (the last: the project's own runs,
+#: check/text.py).
+DATA_FILES = (
+    PurePosixPath("data/claims.yaml"),
+    PurePosixPath("data/answers.yaml"),
+    PurePosixPath("data/maintainers-runs.sha256"),
+)
 RUN_SUFFIXES = (".yaml", ".yml")
 GUIDE_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_PAGE_BYTES = 1 * 2**20
