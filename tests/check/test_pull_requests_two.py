@@ -244,3 +244,122 @@ def test_links_to_other_sites_and_local_images_stay_allowed(contributed: Path) -
     )
     plant(contributed, "content/guides/g.md", GUIDE + body)
     assert errors_of(contributed) == []
+
+
+# 5. control, bidi and zero-width characters; the maintainers' name ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("provenance.contributor", "mallory\r\n---\n@everyone [x](https://e.example)", "U+000D"),
+        ("provenance.contributor", "alice\u202eevil", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("provenance.contributor", "al\u200bice", "U+200B ZERO WIDTH SPACE"),
+        ("provenance.contributor", "\ufeffalice", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+        ("provenance.contributor", "alice\u2066x\u2069", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+        ("provenance.contributor", "alice\x85", "U+0085"),
+        ("provenance.contributor", "alice\x1b[31m", "U+001B"),
+        ("provenance.notes", "two lines\nand a tab\there", "U+0009"),
+        ("provenance.notes", "a line\u2028separator", "U+2028 LINE SEPARATOR"),
+        ("postgres.settings_profile", "tuned\nline", "U+000A"),
+        ("server.os.name", "Linux\u200f", "U+200F RIGHT-TO-LEFT MARK"),
+    ],
+)
+def test_control_bidi_and_zero_width_characters_are_refused(
+    contributed: Path, field: str, value: str, shown: str
+) -> None:
+    """Regression (#33, attack 10): a `contributor` with carriage returns injected a rule, an
+    @mention, a link and a right-to-left override into the pull-request comment."""
+    run = good_run()
+    node = run
+    *parents, last = field.split(".")
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[last] = value
+    write(contributed, run)
+    found = [e for e in errors_of(contributed) if f": {field}: " in e]
+    assert len(found) == 1, errors_of(contributed)
+    assert found[0].startswith("data/runs/measured-tpcb.yaml:")
+    assert f"{field}: {shown} is not allowed in a run file's text" in found[0]
+
+
+def test_line_breaks_stay_allowed_in_notes_and_a_scripts_text(contributed: Path) -> None:
+    from pgbench_kb.runs.check.text import rules_text
+
+    run = good_run()
+    run["provenance"]["notes"] = "First line.\nSecond line."
+    run["benchmark"]["workload"]["scripts"] = [{"text": "\\set aid 1\n\tSELECT 1;\n"}]
+    assert rules_text(run) == []
+    assert [i.field for i in rules_text({"postgres": {"settings": {"work\u200bmem": "4MB"}}})] == [
+        "postgres.settings.work\u200bmem"
+    ]
+
+
+def test_kb_import_refuses_a_bidi_override_in_the_contributor(tmp_path: Path) -> None:
+    """kb import applies the same rule before it writes anything."""
+    notes = tmp_path / "content" / "hardware"
+    notes.mkdir(parents=True)
+    (notes / "box.md").write_text(
+        "---\nschema_version: 1\ntitle: Box\ndescription: A box.\nroles: [server]\n---\nA box.\n"
+    )
+    output = Path(__file__).parents[1] / "parse" / "fixtures" / "pg18-tpcb-P1-r.txt"
+    done = run_kb(
+        "import", "--root", str(tmp_path), str(output), "--machine", "box",
+        "--set", "provenance.recorded_at=2026-11-20T10:00:00Z", "--set", "postgres.version=18.1",
+        "--set", "postgres.settings={}", "--set", "storage.data.filesystem=ext4",
+        "--set", "provenance.contributor=alice\u202etxt.exe",
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "provenance.contributor" in done.stderr
+    assert "U+202E RIGHT-TO-LEFT OVERRIDE is not allowed" in done.stderr
+    assert not (tmp_path / "data" / "runs").exists() or not run_files(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "contributor",
+    ["pgbench-kb maintainers", "PGBench-KB  Maintainers", "pgbench kb maintainers (bob)"],
+)
+def test_the_maintainers_name_is_kept_for_the_projects_own_runs(
+    contributed: Path, contributor: str
+) -> None:
+    """Regression (#33, attack 10): any pull request could sign as "pgbench-kb maintainers"."""
+    run = good_run()
+    run["provenance"]["contributor"] = contributor
+    write(contributed, run)
+    assert errors_of(contributed) == [
+        f"data/runs/measured-tpcb.yaml:{line_of(contributed, 'provenance')}: "
+        f"provenance.contributor: {contributor!r}: the name 'pgbench-kb maintainers' is kept "
+        "for the project's own runs (listed with their sha256 in "
+        "data/maintainers-runs.sha256); sign the run with your own name"
+    ]
+
+
+def test_a_listed_run_may_sign_as_the_maintainers_until_it_is_edited(contributed: Path) -> None:
+    """The list holds each own run's sha256: a pull request editing a listed run file (or
+    putting another file at its path) is refused; editing the list is a change the review
+    flags for a maintainer."""
+    run = good_run()
+    run["provenance"]["contributor"] = "pgbench-kb maintainers"
+    path = write(contributed, run)
+    digest = sha256_bytes(path.read_bytes())
+    listed = contributed / "data" / "maintainers-runs.sha256"
+    listed.write_text(f"{digest}  data/runs/measured-tpcb.yaml\n")
+    assert errors_of(contributed) == []
+    path.write_text(path.read_text() + "# edited after it was listed\n")
+    assert [e.split(": ")[1] for e in errors_of(contributed) if "maintainers" in e] == [
+        "provenance.contributor"
+    ]
+
+
+def test_the_projects_own_runs_are_all_listed() -> None:
+    """Every run of the repository that signs as the maintainers is in the list, as it is."""
+    repo = Path(__file__).resolve().parents[2]
+    from pgbench_kb.runs.check.text import claims_maintainers, own_runs
+    from pgbench_kb.runs.runfile import load_yaml_file
+
+    listed = own_runs(repo)
+    for path in run_files(repo):
+        contributor = load_yaml_file(path).data["provenance"]["contributor"]
+        if claims_maintainers(contributor):
+            relative = path.relative_to(repo).as_posix()
+            assert listed.get(relative) == sha256_bytes(path.read_bytes()), relative
