@@ -363,3 +363,14 @@ def test_the_projects_own_runs_are_all_listed() -> None:
         if claims_maintainers(contributor):
             relative = path.relative_to(repo).as_posix()
             assert listed.get(relative) == sha256_bytes(path.read_bytes()), relative
+
+
+def test_a_file_in_a_dot_named_folder_named_on_the_command_line_is_refused(
+    contributed: Path,
+) -> None:
+    plant(contributed, "data/runs/.hidden/forged.yaml")
+    assert errors_of(contributed, str(contributed / "data/runs/.hidden/forged.yaml")) == [
+        "data/runs/.hidden/forged.yaml: file name: '.hidden' is a folder whose name starts with "
+        "a dot: hidden names are skipped by some tools and read by others, so none is allowed "
+        "under content/ or data/; rename it without the leading dot"
+    ]

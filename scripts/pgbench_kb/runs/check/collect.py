@@ -74,15 +74,11 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
     for target in targets:
         if not paths and _linked(target, root):
             continue  # a link on the way: reported by the walk of content/ and data/, not read
-        if paths and is_hidden(target.name):
-            problems.append(
-                Finding(
-                    str(target),
-                    None,
-                    DOT_NAME_FIELD,
-                    dot_name_message(target.name, folder=is_dir(target)),
-                )
-            )
+        hidden = _hidden_name(target, root) if paths else None
+        if hidden is not None:
+            folder = hidden != target.name or is_dir(target)
+            message = dot_name_message(hidden, folder=folder)
+            problems.append(Finding(str(target), None, DOT_NAME_FIELD, message))
             continue
         if is_dir(target):
             found = 0
@@ -111,6 +107,15 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
         else:
             problem(target, "not a run file (.yaml), a hardware note (.md) or a folder")
     return runs, notes, problems
+
+
+def _hidden_name(target: Path, root: Path) -> str | None:
+    """The dot-named part of a named path below ROOT (only its own name when outside ROOT)."""
+    try:
+        relative = target.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return target.name if is_hidden(target.name) else None
+    return hidden_part(relative)
 
 
 def _sorted_files(folder: Path) -> list[Path]:
