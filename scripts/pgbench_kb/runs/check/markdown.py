@@ -28,6 +28,9 @@ request).
 - **No Markdown attributes** (``## Title {style="…"}``, ``{.class}``): they would let a page
   restyle the site (config.toml turns Goldmark's attribute syntax off as well).
 
+A body longer than ``MAX_BODY_CHARS`` (128 Ki characters) is refused unread: the parser's time
+is linear, but up to 30 µs a character on hostile text.
+
 ``kb check`` reports each as an error; ``kb derive`` refuses to build with one.
 """
 
@@ -69,6 +72,10 @@ _URL_ENDS = "".join(map(chr, range(0x21)))
 FOOTNOTE_MARK = re.compile(r"^( {0,3})\[\^[^\]\n]+\]:[ \t]?", re.MULTILINE)
 #: A line that starts a definition in Goldmark's definition lists (``: text``).
 DEFINITION_LINE = re.compile(r"^ {0,3}:[ \t]", re.MULTILINE)
+#: The longest body read (characters). The parser spends some µs on each character of prose
+#: and up to 30 on hostile text (``![`` repeated: 29 s for 1 MiB); the longest page written so
+#: far is under 6,000 characters.
+MAX_BODY_CHARS = 128 * 1024
 #: How deep indented code is read again as Markdown (a footnote's code holding a footnote…).
 MAX_REREAD_DEPTH = 3
 _PARSER = MarkdownIt("commonmark")
@@ -132,6 +139,8 @@ def markdown_items(text: str) -> tuple[tuple[int, str, str], ...]:
     (``html``) of the body of ``text``, from its CommonMark parse; 1-based lines of the file."""
     start = _body_start(text)
     body = "\n".join(text.split("\n")[start - 1 :])
+    if len(body) > MAX_BODY_CHARS:
+        return ((start, "too long", str(len(body))),)
     if "![" not in body and "<" not in body:
         return ()  # no image and no HTML can be there: the parse (some µs a character) is spared
     goldmark_blocks = bool(FOOTNOTE_MARK.search(body) or DEFINITION_LINE.search(body))
@@ -199,6 +208,15 @@ def body_problems(text: str) -> list[tuple[int, str]]:
     for number, kind, value in markdown_items(text):
         if kind == "image" and is_outside(value):
             problems.append((number, _outside_image(value)))
+        elif kind == "too long":
+            problems.append(
+                (
+                    number,
+                    f"the body is {int(value):,} characters long; a page's Markdown is read up "
+                    f"to {MAX_BODY_CHARS // 1024} Ki characters (a page is prose; link to long "
+                    "material instead)",
+                )
+            )
     for number, visible in _prose_lines(text):
         if ATTRIBUTES.search(visible):
             problems.append(
