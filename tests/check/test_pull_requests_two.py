@@ -378,12 +378,12 @@ def test_a_file_in_a_dot_named_folder_named_on_the_command_line_is_refused(
 
 def test_a_body_longer_than_what_is_read_is_refused_unread(contributed: Path) -> None:
     """markdown-it-py spends up to 30 µs a character on hostile Markdown (`![` repeated: 29 s
-    for 1 MiB): a body over 128 Ki characters is refused before it is parsed."""
+    for 1 MiB): a body over 64 Ki characters is refused before it is parsed."""
     body = "![" * (65 * 1024)
     plant(contributed, "content/guides/g.md", GUIDE + body + "\n")
     assert errors_of(contributed) == [
         f"content/guides/g.md:5: (body): the body is {len(body) + 1:,} characters long; a "
-        "page's Markdown is read up to 128 Ki characters (a page is prose; link to long "
+        "page's Markdown is read up to 64 Ki characters (a page is prose; link to long "
         "material instead)"
     ]
     with pytest.raises(DeriveError, match="characters long"):

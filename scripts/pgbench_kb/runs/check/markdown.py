@@ -28,7 +28,7 @@ request).
 - **No Markdown attributes** (``## Title {style="…"}``, ``{.class}``): they would let a page
   restyle the site (config.toml turns Goldmark's attribute syntax off as well).
 
-A body longer than ``MAX_BODY_CHARS`` (128 Ki characters) is refused unread: the parser's time
+A body longer than ``MAX_BODY_CHARS`` (64 Ki characters) is refused unread: the parser's time
 is linear, but up to 30 µs a character on hostile text.
 
 ``kb check`` reports each as an error; ``kb derive`` refuses to build with one.
@@ -75,7 +75,7 @@ DEFINITION_LINE = re.compile(r"^ {0,3}:[ \t]", re.MULTILINE)
 #: The longest body read (characters). The parser spends some µs on each character of prose
 #: and up to 30 on hostile text (``![`` repeated: 29 s for 1 MiB); the longest page written so
 #: far is under 6,000 characters.
-MAX_BODY_CHARS = 128 * 1024
+MAX_BODY_CHARS = 64 * 1024
 #: How deep indented code is read again as Markdown (a footnote's code holding a footnote…).
 MAX_REREAD_DEPTH = 3
 _PARSER = MarkdownIt("commonmark")
