@@ -23,6 +23,7 @@ from pgbench_kb.analyze.stability import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
 from pgbench_kb.runs.fastyaml import fast_load
+from pgbench_kb.runs.files import run_files
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 
 PARALLEL_FROM = 400
@@ -215,7 +216,7 @@ def _load_one(path_and_shown: tuple[str, str]) -> RunRecord | str:
 
 
 def run_paths(root: Path) -> list[Path]:
-    return sorted((root / RUNS_DIR).rglob("*.yaml"))
+    return run_files(root)
 
 
 def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:

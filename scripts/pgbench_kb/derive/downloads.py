@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from pgbench_kb import jsontext
@@ -22,6 +23,26 @@ CSV_FIELDS = (
 )  # fmt: skip
 
 
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection rule: `=`, `+`,
+#: `-`, `@`, tab and carriage return).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` safe for a spreadsheet: text starting like a formula gets a leading ``'``
+    (shown as text, not run), except a plain number (``-5``, ``+1.5e3``).
+
+    Regression (#33, attack 8): free-text fields reached downloads/runs.csv as formulas
+    (``=HYPERLINK(…)``) that a spreadsheet ran when the file was opened."""
+    if value is None:
+        return ""
+    formula = isinstance(value, str) and value.startswith(FORMULA_STARTS)
+    if formula and not PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def csv_text(rows: list[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(
@@ -29,7 +50,7 @@ def csv_text(rows: list[dict[str, Any]]) -> str:
     )
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row[k]) for k in CSV_FIELDS})
+        writer.writerow({k: csv_cell(row.get(k)) for k in CSV_FIELDS})
     return buffer.getvalue()
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import MEDIA_NAMES
 from pgbench_kb.runs.check.content import read_front_matter
+from pgbench_kb.runs.files import note_files
 
 
 def _cpu(cpu: dict[str, Any]) -> str | None:
@@ -82,9 +83,7 @@ def spec_rows(front: dict[str, Any]) -> list[dict[str, str]]:
 def specs(root: Path) -> dict[str, list[dict[str, str]]]:
     """Slug → spec rows, for every note in ``content/hardware``."""
     found = {}
-    for note in sorted((root / "content" / "hardware").glob("*.md")):
-        if note.name.startswith("_"):
-            continue
+    for note in note_files(root):
         front = read_front_matter(note.read_text(encoding="utf-8"), str(note))
         found[note.stem] = spec_rows(front)
     return found

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pgbench_kb.errors import KbError
 from pgbench_kb.runs.check.content import read_front_matter
+from pgbench_kb.runs.files import content_pages
 
 LINK = re.compile(r"\]\((/[a-z0-9/_-]*?)/?(?:#[^)]*)?\)")
 
@@ -26,7 +27,7 @@ def backlinks(root: Path) -> dict[str, list[dict[str, str]]]:
     """Target URL (``hardware/box/``) → the hand-written pages that link to it."""
     content = root / "content"
     found: dict[str, dict[str, dict[str, str]]] = {}
-    for page in sorted(content.rglob("*.md")):
+    for page in content_pages(root):
         text = page.read_text(encoding="utf-8", errors="replace")
         try:
             title = str(read_front_matter(text, str(page)).get("title") or page.stem)

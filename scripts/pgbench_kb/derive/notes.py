@@ -21,6 +21,7 @@ from pgbench_kb.runs.check.content import (
 )
 from pgbench_kb.runs.check.markdown import RAW_HTML_HINT, RAW_HTML_MESSAGE, raw_html_lines
 from pgbench_kb.runs.check.report import Finding
+from pgbench_kb.runs.files import DOT_NAME_FIELD
 from pgbench_kb.runs.runfile import read_text_file
 
 HINT = "run `kb check`: it lists every problem of the hand-written pages"
@@ -59,12 +60,14 @@ def _note_problems(path: Path) -> list[Finding]:
 def page_problems(root: Path) -> list[Finding]:
     """Every error of the hand-written pages under ``root/content`` that stops a build."""
     found = contributed(root, ("content", "data"))
-    # Under data/ the build refuses what it would read through: links and special files (the
-    # places of data files are kb check's business).
+    # Under data/ the build refuses what it would read through: links and special files, and
+    # dot names (no stage reads them, and none may wait there unchecked: runs/files.py); the
+    # places of data files are kb check's business.
     problems = [
         f
         for f in found.findings
         if Path(f.path).is_relative_to(root / "content")
+        or f.field == DOT_NAME_FIELD
         or f.message.startswith(("a symbolic link", "not a regular file"))
     ]
     for kind, path in found.pages:

@@ -28,6 +28,7 @@ from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
 from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
+from pgbench_kb.runs.files import run_files
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -335,7 +336,7 @@ class Loading:
         folder = runs_dir or root / RUNS_DIR
         # In the order of the paths (their parts compared in turn), as strings: 10,000 paths
         # are sorted and shown a good deal faster so.
-        self.paths = sorted((str(p) for p in folder.rglob("*.yaml")), key=_parts)
+        self.paths = sorted((str(p) for p in run_files(root, folder)), key=_parts)
         self.cache = PreparedCache(root)
         found: dict[str, Any] = {}
         self.todo = []

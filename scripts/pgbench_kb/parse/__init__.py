@@ -46,7 +46,13 @@ from pgbench_kb.parse.summary import (
     progress_reports,
     read_lines,
 )
-from pgbench_kb.parse.textlines import Line, prepare_lines, printable
+from pgbench_kb.parse.textlines import (
+    MAX_LINE_CHARS,
+    Line,
+    first_long_line,
+    prepare_lines,
+    printable,
+)
 
 __all__ = ["parse_paths", "parse_text", "progress_reports"]
 
@@ -162,8 +168,24 @@ def _aborted_without_summary(
     )
 
 
+def _refuse_long_line(text: str, source: str) -> None:
+    """A line longer than any pgbench prints is refused before a pattern reads it."""
+    found = first_long_line(text)
+    if found is None:
+        return
+    number, length = found
+    raise ParseError(
+        f"line {number} is {length:,} characters long, longer than any line pgbench prints "
+        f"(at most {MAX_LINE_CHARS // 1024} KiB are read)",
+        path=source,
+        line=number,
+        hint="give the output as pgbench printed it",
+    )
+
+
 def _parse_output_text(text: str, source: str) -> dict[str, Any]:
     """Summary or init output (text that is not a log)."""
+    _refuse_long_line(text, source)
     lines, restored, _ = prepare_lines(text)
     result, errors = read_lines(lines, source)
     last_line = lines[-1].number if lines else 0

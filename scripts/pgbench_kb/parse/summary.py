@@ -19,6 +19,7 @@ from typing import Any
 
 from pgbench_kb.errors import ParseError
 from pgbench_kb.parse.textlines import (
+    MAX_LINE_CHARS,
     NUM,
     QUOTE_LIMIT,
     BadValue,
@@ -484,9 +485,11 @@ def progress_entry(m: re.Match[str]) -> dict[str, Any]:
 def progress_reports(text: str) -> list[dict[str, Any]]:
     """Every ``-P`` report in ``text`` in order — also in the output of a pgbench still running,
     which has no summary yet (the bench harness's live display reads it this way). A damaged
-    line is left out."""
+    line, or one longer than any pgbench prints (``MAX_LINE_CHARS``), is left out."""
     reports = []
     for line in text.splitlines():
+        if len(line) > MAX_LINE_CHARS:
+            continue
         with contextlib.suppress(BadValue):
             if entry := _progress_of(line):
                 reports.append(entry)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 #: A number as pgbench prints it (never negative, always a digit before the point), including
@@ -232,13 +233,66 @@ class LinePattern:
         return None
 
 
-_NUMBER_TOKEN = re.compile(r"(?<![\w.])[-+]?\d[\d.,eE+-]*\d(?![\w])|(?<![\w.])[-+]?\d(?![\w.])")
+#: A stretch of characters a number is written with (digits, point, separators, exponent, signs).
+_NUMBER_RUN = re.compile(r"[\d.,eE+-]++")
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _run_tokens(text: str, start: int, end: int) -> Iterator[str]:
+    r"""The number tokens in ``text[start:end]``, a maximal stretch of ``_NUMBER_CHARS``.
+
+    A token starts at a digit (or a sign before one) that follows no word character and no
+    point, and is either the longest stretch from there that ends in a digit followed by no
+    word character, or one digit followed by neither a word character nor a point. This is
+    what ``(?<![\w.])[-+]?\d[\d.,eE+-]*\d(?!\w)|(?<![\w.])[-+]?\d(?![\w.])`` finds with
+    ``finditer``, but in time linear in the stretch's length: that pattern backtracked from
+    every start to the end of the stretch (regression #33, attack 6: a ``progress:`` line of
+    repeated ``1e,`` ending in ``x`` took 13 s at 60 KiB, an hour at 1 MiB).
+    """
+    after = text[end] if end < len(text) else ""
+    # Where a token may end: a digit followed by no word character. The longest token from any
+    # start ends at the last such digit, the same for every start in the stretch.
+    last_end = -1
+    for i in range(end - 1, start - 1, -1):
+        if text[i].isdecimal():
+            following = text[i + 1] if i + 1 < end else after
+            if not following or not _is_word(following):
+                last_end = i
+                break
+    i = start
+    while i < end:
+        before = text[i - 1] if i > 0 else ""
+        if before and (_is_word(before) or before == "."):
+            i += 1
+            continue
+        digit = i + 1 if text[i] in "+-" else i
+        if digit >= end or not text[digit].isdecimal():
+            i += 1
+            continue
+        if last_end > digit:
+            yield text[i : last_end + 1]
+            i = last_end + 1
+            continue
+        following = text[digit + 1] if digit + 1 < end else after
+        if not following or not (_is_word(following) or following == "."):
+            yield text[i : digit + 1]
+            i = digit + 1
+            continue
+        i += 1
+
+
+def number_tokens(text: str) -> Iterator[str]:
+    """Every number-like token of ``text``, in order (see ``_run_tokens``)."""
+    for m in _NUMBER_RUN.finditer(text):
+        yield from _run_tokens(text, m.start(), m.end())
 
 
 def first_bad_number(text: str, field: str | None = None) -> BadValue | None:
     """The first number in ``text`` written in a form pgbench never prints, if any."""
-    for m in _NUMBER_TOKEN.finditer(text):
-        value = m[0]
+    for value in number_tokens(text):
         if not _VALID["num"].fullmatch(value):
             if value.isdigit():
                 return _too_long(value, value, field)
@@ -344,6 +398,29 @@ def holds_several_lines(text: str) -> list[str] | None:
     pieces = split_run_together(text)
     if len(pieces) > 1 and any(_LABEL_RE.match(piece) for piece in pieces[1:]):
         return pieces
+    return None
+
+
+#: The longest line of text output read, in characters. A line pgbench prints is under 200
+#: characters but for text it repeats: one line of a script (``-r``'s statement lines) or a
+#: server's message. 64 KiB holds those, and a whole summary whose line breaks were lost (some
+#: 700 progress lines); a longer line is refused before any pattern reads it (regression #33,
+#: attack 6: a 1 MiB hostile line must be refused in well under a second).
+MAX_LINE_CHARS = 64 * 1024
+
+
+def first_long_line(text: str, limit: int = MAX_LINE_CHARS) -> tuple[int, int] | None:
+    """(1-based number, length) of the first line of ``text`` longer than ``limit``, or None;
+    in time linear in ``text``'s length (a line ends at ``\n``, ``\r\n`` or ``\r``)."""
+    if len(text) <= limit:
+        return None
+    number, start = 1, 0
+    for m in re.finditer(r"\r\n?|\n", text):
+        if m.start() - start > limit:
+            return number, m.start() - start
+        number, start = number + 1, m.end()
+    if len(text) - start > limit:
+        return number, len(text) - start
     return None
 
 

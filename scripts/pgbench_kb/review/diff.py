@@ -28,6 +28,7 @@ from typing import Any
 
 from pgbench_kb.errors import KbError, UsageError
 from pgbench_kb.review.tree import extract
+from pgbench_kb.runs.files import note_files, run_files
 from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
 
 #: The name the project's own runs are signed with: a pull request signing so is flagged.
@@ -86,7 +87,7 @@ def _revision(base: str, root: Path) -> str:
 
 def _runs_of(root: Path) -> dict[str, dict[str, Any]]:
     out = {}
-    for path in sorted((root / RUNS_DIR).rglob("*.yaml")):
+    for path in run_files(root):
         text = read_text_file(path)
         data = load_yaml_text(text, path=path.relative_to(root).as_posix()).data
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
@@ -111,9 +112,7 @@ def _notes_of(root: Path) -> dict[str, bool]:
     import frontmatter
 
     notes = {}
-    for path in sorted((root / HARDWARE_DIR).glob("*.md")):
-        if path.name.startswith("_"):
-            continue
+    for path in note_files(root):
         try:
             front = frontmatter.loads(path.read_text(encoding="utf-8")).metadata
         except Exception:  # a broken note is kb check's to report; here it is "not complete"

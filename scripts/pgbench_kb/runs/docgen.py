@@ -133,11 +133,21 @@ Errors (exit status 1):
   paths have a value and `notes` says why; a custom script's `sha256` matches its text;
 - what a run must carry (the table above); a transcribed run's `postgres.settings` is not `{}`
   unless `settings_profile` is `defaults`;
+- no key or text value holds a control character (C0, C1, U+2028/U+2029), a bidi mark,
+  embedding, override or isolate, or a zero-width character; only notes
+  (`provenance.notes`, `server.tuning.notes`, `client.tuning.notes`) and a custom script's
+  `text` may hold line breaks, and a script's `text` tabs;
+- `provenance.contributor` signs as `pgbench-kb maintainers` (however written) only for the
+  project's own runs: those listed with the sha256 of their bytes in
+  `data/maintainers-runs.sha256`;
+- a line of raw text output is at most 64 KiB;
 - a hardware note's front matter matches its schema; its body is not empty and holds no raw
   HTML (Markdown only);
 - there is something to check: each named path is a run file (`.yaml`), a note (`.md`) or a
   folder holding at least one; without paths, ROOT must hold both `data/runs` and
   `content/hardware` (a fresh project has them empty, which passes);
+- no file or folder under `content/` or `data/` has a name that starts with a dot (no stage
+  reads one: they all list files through `pgbench_kb/runs/files.py`);
 - without paths, no stray files: every file under `data/raw/` is listed in some run's `raw`,
   and no hidden `.tmp` file (left by a write that `kill -9` interrupted) is in `data/runs/`,
   `data/raw/` or `content/hardware/`.

@@ -45,6 +45,7 @@ from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.parse.detect import decode_text
 from pgbench_kb.runs.build import benchmark_from, percentiles_from_log, results_from, skeleton
 from pgbench_kb.runs.check import MAX_SLUG_CHARS, masked_path_problem, single_run_issues
+from pgbench_kb.runs.files import run_files
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
     MAX_LOG_BYTES,
@@ -444,7 +445,7 @@ def _refuse_duplicate(root: Path, raw_hash: str) -> None:
     runs = root / RUNS_DIR
     needle = raw_hash.encode("ascii")
     try:
-        candidates = sorted(runs.rglob("*.yaml")) if runs.is_dir() else []
+        candidates = run_files(root) if runs.is_dir() else []
     except OSError:
         return
     for path in candidates:

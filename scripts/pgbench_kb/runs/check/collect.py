@@ -22,8 +22,19 @@ from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
+from pgbench_kb.runs.check.text import OWN_RUNS
 from pgbench_kb.runs.check.tree import check_tree
 from pgbench_kb.runs.documents import DocumentKind
+from pgbench_kb.runs.files import (
+    DOT_NAME_FIELD,
+    dot_name_message,
+    hidden_entries,
+    hidden_part,
+    is_hidden,
+    is_import_temp,
+    note_files,
+    walk_files,
+)
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
     RAW_DIR,
@@ -70,10 +81,21 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
     for target in targets:
         if not paths and _linked(target, root):
             continue  # a link on the way: reported by the walk of content/ and data/, not read
+        hidden = _hidden_name(target, root) if paths else None
+        if hidden is not None:
+            folder = hidden != target.name or is_dir(target)
+            message = dot_name_message(hidden, folder=folder)
+            problems.append(Finding(str(target), None, DOT_NAME_FIELD, message))
+            continue
         if is_dir(target):
             found = 0
-            for path in sorted(target.rglob("*")):
-                if path.name.startswith(".") or not is_file(path):
+            if paths:
+                problems.extend(
+                    Finding(str(path), None, DOT_NAME_FIELD, dot_name_message(path.name, folder=d))
+                    for path, d in hidden_entries(target, ("",))
+                )
+            for path in _sorted_files(target):
+                if not is_file(path):
                     continue
                 if path.suffix in RUN_SUFFIXES:
                     runs.append(path)
@@ -92,6 +114,20 @@ def _collect(paths: Sequence[str], root: Path) -> tuple[list[Path], list[Path], 
         else:
             problem(target, "not a run file (.yaml), a hardware note (.md) or a folder")
     return runs, notes, problems
+
+
+def _hidden_name(target: Path, root: Path) -> str | None:
+    """The dot-named part of a named path below ROOT (only its own name when outside ROOT)."""
+    try:
+        relative = target.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return target.name if is_hidden(target.name) else None
+    return hidden_part(relative)
+
+
+def _sorted_files(folder: Path) -> list[Path]:
+    """The files under ``folder`` as every stage lists them (no dot-named part)."""
+    return sorted(walk_files(folder))
 
 
 def _pages(paths: Sequence[str], root: Path, notes: list[Path]) -> list[tuple[str, Path]]:
@@ -287,8 +323,10 @@ class FileCache:
         if self.file is None:
             return
         notes = root / HARDWARE_DIR
-        note_names = sorted(p.name for p in notes.glob("*.md")) if is_dir(notes) else []
-        self.context = (code_fingerprint(), today, os.getcwd(), str(root), tuple(note_names))
+        note_names = [p.name for p in note_files(root)] if is_dir(notes) else []
+        # The list of the project's own runs decides whether a run may sign as the maintainers.
+        own = file_stamp(root / OWN_RUNS)
+        self.context = (code_fingerprint(), today, os.getcwd(), str(root), tuple(note_names), own)
         try:
             saved = pickle.loads(self.file.read_bytes())
         except (OSError, pickle.PickleError, EOFError, ValueError, TypeError, AttributeError):
@@ -365,11 +403,11 @@ def stray_files(root: Path, runs: Sequence[Path], summaries: Sequence[RunSummary
         for path in sorted(top.rglob("*")):
             if not is_file(path):
                 continue
-            if path.name.startswith(".") and path.name.endswith(".tmp"):
+            if is_import_temp(path.name) and hidden_part(path.parent.relative_to(root)) is None:
                 findings.append(Finding(str(path), None, "(file)", STRAY_TEMP_HINT))
                 continue
-            if folder != RAW_DIR or path.name.startswith("."):
-                continue
+            if folder != RAW_DIR or hidden_part(path.relative_to(root)) is not None:
+                continue  # a dot name is reported as such (check.content.contributed)
             rel = path.relative_to(root).as_posix()
             if rel in referred or any(path.name.startswith(f"{i}.") for i in unread_ids):
                 continue

@@ -5,13 +5,15 @@ A pull request is untrusted input, and Hugo lays out whatever is under ``content
 above the pages ``kb derive`` writes). So:
 
 - every entry under ``content/`` and ``data/`` is a regular file or a folder: no symbolic link
-  (it would be followed by readers, out of the repository), no device or pipe;
+  (it would be followed by readers, out of the repository), no device or pipe; and no name
+  starts with a dot (``runs/files.py``: the one list of files every stage reads);
 - ``content/`` holds hand-written pages in their places only (``PAGE_PLACES``); a file where
   ``kb derive`` writes pages (``GENERATED_SECTIONS``) would replace them and is refused, as is
   a page named as Hugo names bundles or list pages (``RESERVED_NAMES``);
 - ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``),
-  ``data/claims.yaml`` and ``data/answers.yaml`` (the answer pages' words, checked by
-  ``kb derive``: derive/answer_pages.py);
+  ``data/claims.yaml``, ``data/answers.yaml`` (the answer pages' words, checked by
+  ``kb derive``: derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
+  own runs, which alone may sign as its maintainers: check/text.py);
 - each kind of page has an allow-list of front-matter keys (``PAGE_KEYS``): ``url``,
   ``aliases``, ``cascade``, ``build``… would take over other addresses. Front matter is read
   by ``runs.runfile.load_yaml_text``: no aliases, no duplicate keys, bounded depth and size;
@@ -39,6 +41,13 @@ from pgbench_kb.runs.check.markdown import (
     raw_html_lines,
 )
 from pgbench_kb.runs.check.report import Finding, one_line
+from pgbench_kb.runs.files import (
+    DOT_NAME_FIELD,
+    dot_name_message,
+    hidden_part,
+    is_hidden,
+    is_import_temp,
+)
 from pgbench_kb.runs.runfile import load_yaml_text, read_text_file
 
 #: Sections whose pages ``kb derive`` writes (``build/site/content/<section>/``).
@@ -74,10 +83,16 @@ PAGE_PLACES = (
 #: Hand-written sections (``content/<section>/``) and the kind of their pages.
 SECTIONS = {"guides": "guide", "hardware": "hardware"}
 DATA_PLACES = (
-    "data/runs/ (run files), data/raw/ (their raw files), data/claims.yaml and data/answers.yaml"
+    "data/runs/ (run files), data/raw/ (their raw files), data/claims.yaml, data/answers.yaml "
+    "and data/maintainers-runs.sha256"
 )
-#: Single files of data/ besides the run and raw files.
-DATA_FILES = (PurePosixPath("data/claims.yaml"), PurePosixPath("data/answers.yaml"))
+#: Single files of data/ besides the run and raw files (the last: the project's own runs,
+#: check/text.py).
+DATA_FILES = (
+    PurePosixPath("data/claims.yaml"),
+    PurePosixPath("data/answers.yaml"),
+    PurePosixPath("data/maintainers-runs.sha256"),
+)
 RUN_SUFFIXES = (".yaml", ".yml")
 GUIDE_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 MAX_PAGE_BYTES = 1 * 2**20
@@ -94,6 +109,10 @@ class Contributed:
 
 def _error(path: Path, message: str, field: str = "(file)", line: int | None = 1) -> Finding:
     return Finding(str(path), line, field, message)
+
+
+def _dot_name(path: Path, is_dir: bool) -> Finding:
+    return Finding(str(path), None, DOT_NAME_FIELD, dot_name_message(path.name, folder=is_dir))
 
 
 def link_problem(path: Path) -> str:
@@ -174,6 +193,12 @@ def contributed(root: Path, tops: tuple[str, ...] = ("content", "data")) -> Cont
             continue
         for path, info, is_dir in walk(root, top):
             relative = PurePosixPath(path.relative_to(root).as_posix())
+            if hidden_part(relative.parent) is not None:
+                continue  # inside a dot-named folder: the folder is the finding
+            if is_hidden(path.name):
+                if is_dir or not is_import_temp(path.name):
+                    findings.append(_dot_name(path, is_dir))
+                continue  # kb import's temporary file: a stray file (collect.stray_files)
             if info is None:
                 findings.append(_error(path, "cannot be looked up"))
                 continue
@@ -185,8 +210,6 @@ def contributed(root: Path, tops: tuple[str, ...] = ("content", "data")) -> Cont
             if not stat.S_ISREG(info.st_mode):
                 findings.append(_error(path, "not a regular file (a device, a pipe or a socket)"))
                 continue
-            if path.name.startswith(".") and path.name.endswith(".tmp"):
-                continue  # left by an interrupted write: a stray file (collect.stray_files)
             if top == "content":
                 if relative.suffix != ".md":
                     findings.append(

@@ -30,6 +30,7 @@ from pgbench_kb.runs.check.raw import raw_issues, with_hint
 from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.storage import rules_storage
+from pgbench_kb.runs.check.text import maintainers_issue, rules_text
 from pgbench_kb.runs.check.values import dotted_get
 from pgbench_kb.runs.fastyaml import fast_load_lines
 from pgbench_kb.runs.runfile import (
@@ -55,6 +56,7 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_plausible(run),
         *rules_machine_load(run),
         *rules_checkpoints(run),
+        *rules_text(run),
     ]
 
 
@@ -197,6 +199,9 @@ def check_run(
                     key, f"no hardware note content/hardware/{slug}.md (write one, or fix the slug)"
                 )
             )
+    reserved = maintainers_issue(data, path, root)
+    if reserved is not None:
+        issues.append(reserved)
     issues += raw_issues(data, root)
     findings = place(shown, loaded, issues)
     findings.sort(key=lambda f: f.line or 0)
