@@ -435,7 +435,7 @@ def _configure_render(p: argparse.ArgumentParser) -> None:
 
 def _run_render(args: argparse.Namespace) -> int:
     from pgbench_kb.errors import UsageError
-    from pgbench_kb.publish.render import CACHE, render
+    from pgbench_kb.publish.hugo_build import CACHE, render
 
     if args.destination.exists():
         raise UsageError(
@@ -471,8 +471,8 @@ def _configure_diff(p: argparse.ArgumentParser) -> None:
 
 
 def _run_diff(args: argparse.Namespace) -> int:
+    from pgbench_kb.review.comment import as_markdown, as_text
     from pgbench_kb.review.diff import knowledge_diff
-    from pgbench_kb.review.report import as_markdown, as_text
 
     found = knowledge_diff(args.base, args.root.resolve())
     if args.json:
@@ -504,8 +504,8 @@ def _configure_review(p: argparse.ArgumentParser) -> None:
 
 
 def _run_review(args: argparse.Namespace) -> int:
+    from pgbench_kb.review.comment import as_markdown, as_text
     from pgbench_kb.review.pullrequest import refused, review
-    from pgbench_kb.review.report import as_markdown, as_text
 
     found = review(args.repo.resolve(), args.base, args.head)
     if args.json:

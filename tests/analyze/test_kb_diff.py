@@ -11,7 +11,7 @@ import pytest
 from planted import Planted, write_planted
 
 from kbtest import copy_day_one, run_kb
-from pgbench_kb.review.report import MARK
+from pgbench_kb.review.comment import MARK
 
 #: A pull request that adds one machine with two configurations of three repeats each.
 ADDED = (

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from checkkit import good_run, write
-from pgbench_kb.derive.notes import check_pages
+from pgbench_kb.derive.handwritten import check_pages
 from pgbench_kb.errors import DeriveError
 from pgbench_kb.runs.check import check_paths, format_report
 from pgbench_kb.runs.runfile import MAX_LOG_BYTES, MAX_RAW_OUTPUT_BYTES, sha256_bytes

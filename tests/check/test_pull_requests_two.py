@@ -13,7 +13,7 @@ import pytest
 from checkkit import good_run, write
 from kbtest import run_kb
 from pgbench_kb.analyze.load import load_runs
-from pgbench_kb.derive.notes import check_pages
+from pgbench_kb.derive.handwritten import check_pages
 from pgbench_kb.errors import DeriveError
 from pgbench_kb.parse.textlines import MAX_LINE_CHARS, first_long_line, number_tokens
 from pgbench_kb.review.diff import _runs_of

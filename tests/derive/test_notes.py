@@ -1,10 +1,10 @@
-"""derive/notes.py: raw HTML in a hand-written page is a located error; `<` in text is not."""
+"""derive/handwritten.py: raw HTML in a hand-written page is a located error; `<` in text is not."""
 
 from __future__ import annotations
 
 import pytest
 
-from pgbench_kb.derive.notes import check_pages, raw_html_problems
+from pgbench_kb.derive.handwritten import check_pages, raw_html_problems
 from pgbench_kb.derive.site import derive_site
 from pgbench_kb.errors import DeriveError
 

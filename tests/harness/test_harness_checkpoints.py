@@ -12,7 +12,7 @@ import yaml
 
 from benchkit import KB, Bench
 from pgbench_kb.bench.serverlog import checkpoints
-from pgbench_kb.runs.check.checkpoints import rules_checkpoints
+from pgbench_kb.runs.check.checkpoint_order import rules_checkpoints
 
 # 2026-11-27 02:00:00.000 UTC as Unix milliseconds: the trial's start in the samples below.
 START_MS = 1_795_744_800_000

@@ -15,7 +15,7 @@ import pytest
 from prs import add_newcomer_runs, base_repository, git
 
 from kbtest import run_kb
-from pgbench_kb.review.report import MARK, as_markdown
+from pgbench_kb.review.comment import MARK, as_markdown
 
 GOLDEN = Path(__file__).parent / "golden"
 #: A contributor whose name tries to break out of the comment: a rule, a mention, a link, an
@@ -186,7 +186,7 @@ def test_the_comment_quotes_free_text_as_data(hostile):
 
 
 def test_a_fenced_text_cannot_end_its_block():
-    from pgbench_kb.review.report import fenced
+    from pgbench_kb.review.comment import fenced
 
     lines = fenced("```\n<b>x</b>\n````more")
     assert lines[0] == "`````text" and lines[-1] == "`````"

@@ -13,7 +13,7 @@ import pytest
 from prs import git
 
 from kbtest import REPO
-from pgbench_kb.review.report import MARK
+from pgbench_kb.review.comment import MARK
 from pgbench_kb.review.target import MARK as TARGET_MARK
 
 TARGET = REPO / "scripts" / "pgbench_kb" / "review" / "target.py"

@@ -56,7 +56,7 @@ def edit_links(public: Path) -> list[str]:
 
 def test_plain_hugo_merges_the_folder_so_the_attack_is_real(attacked: Path, tmp_path: Path):
     """Without the build's own empty folders, this Hugo publishes /etc/passwd."""
-    from pgbench_kb.publish.render import hugo_binary
+    from pgbench_kb.publish.hugo_build import hugo_binary
 
     out = tmp_path / "plain"
     subprocess.run(

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.site
 
 
 def _hugo() -> str:
-    from pgbench_kb.publish.render import hugo_binary
+    from pgbench_kb.publish.hugo_build import hugo_binary
 
     return str(hugo_binary())
 
@@ -205,7 +205,7 @@ def test_the_state_names_only_pages_whose_html_is_in_the_cache(tree, tmp_path):
     _render(tree, tmp_path / "rendered")
     cache = tree / "build" / "cache" / "render"
     state = json.loads((cache / "state.json").read_text(encoding="utf-8"))
-    from pgbench_kb.publish.render import cached_name
+    from pgbench_kb.publish.hugo_build import cached_name
 
     assert state["leaves"]
     for relative in state["leaves"]:

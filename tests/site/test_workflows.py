@@ -175,7 +175,7 @@ def test_only_the_poster_may_write_and_it_runs_nothing_of_the_pull_request() -> 
     assert "comment --author 'github-actions[bot]' --marker \"$MARKER\"" in run["run"]
     assert run["env"]["HEAD_SHA"] == "${{ github.event.pull_request.head.sha }}"
     assert run["env"]["HEAD_REPO"] == "${{ github.event.pull_request.head.repo.full_name }}"
-    from pgbench_kb.review.report import MARK
+    from pgbench_kb.review.comment import MARK
 
     assert run["env"]["MARKER"] == MARK
     assert not re.search(r"number|NUMBER", "".join(map(str, run["env"].values())))

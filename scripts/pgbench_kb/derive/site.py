@@ -33,8 +33,8 @@ from pathlib import Path
 from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive import (
     gitlog,
+    handwritten,
     knowledge,
-    notes,
     prepared,
     runpage,
 )
@@ -86,7 +86,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
     default = root / "build" / "site"
     out = out or default
     started = time.perf_counter()
-    notes.check_pages(root)
+    handwritten.check_pages(root)
     with contextlib.ExitStack() as stack:
         loading = stack.enter_context(prepared.Loading(root, runs_dir))
         # While workers make the run pages' texts (the second pass), the analysis.

@@ -20,7 +20,7 @@ above the pages ``kb derive`` writes). So:
 - the body follows ``markdown.py`` (no raw HTML, shortcodes, outside images, attributes).
 
 ``kb check`` reports each problem as ``path:line: field: message``; ``kb derive`` applies the
-same rules to ``content/`` and refuses to build (``derive/notes.py``), so a build whose check
+same rules to ``content/`` and refuses to build (``derive/handwritten.py``), so a build whose check
 was skipped still cannot publish a shadow.
 """
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pgbench_kb.errors import KbError
 from pgbench_kb.runs.check.benchmark import rules_benchmark
-from pgbench_kb.runs.check.checkpoints import rules_checkpoints
+from pgbench_kb.runs.check.checkpoint_order import rules_checkpoints
 from pgbench_kb.runs.check.content import RESERVED_NAMES
 from pgbench_kb.runs.check.hosts import rules_hosts
 from pgbench_kb.runs.check.machine_load import rules_machine_load

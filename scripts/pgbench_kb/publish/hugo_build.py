@@ -406,7 +406,7 @@ def _cache_whole(cache: LeafCache, leaves: dict[str, str], destination: Path) ->
                 f"Hugo laid out no page at {leaf_output(relative)!r} for {relative}",
                 path=str(destination),
                 hint="a run or configuration page must keep its address (no url or slug of "
-                "its own); see scripts/pgbench_kb/publish/render.py",
+                "its own); see scripts/pgbench_kb/publish/hugo_build.py",
             )
         cached = cache.pages / cached_name(relative)
         cached.unlink(missing_ok=True)
@@ -472,7 +472,7 @@ def _keep(
             f"Hugo laid out {odd[0]!r}, which kb render did not expect ({len(odd):,} such file(s))",
             path=str(fresh),
             hint="a run or configuration page must keep its address (no url or slug of its "
-            "own) and lay out nothing else; see scripts/pgbench_kb/publish/render.py",
+            "own) and lay out nothing else; see scripts/pgbench_kb/publish/hugo_build.py",
         )
     sections = set()
     for relative in sorted(changed):
