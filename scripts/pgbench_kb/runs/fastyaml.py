@@ -396,6 +396,18 @@ class _Reader:
                 continue
             if lines is not None:
                 lines.setdefault(dotted, numbers[i])
+            tok_indent, kind, _, key, value = tokens[i]
+            if (
+                key is _NOT_KEY
+                and tok_indent == indent + 2
+                and value.__class__ is not _Open
+                and (i + 1 >= n or tokens[i + 1][0] <= indent + 1)
+            ):
+                # A one-line scalar item, what ``node`` would read (long progress series are
+                # thousands of them): taken here without the calls.
+                items.append(_fresh(value))
+                i += 1
+                continue
             self.i = i
             items.append(self.node(indent + 2, dotted, depth + 1))
             i = self.i
