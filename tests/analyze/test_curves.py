@@ -26,7 +26,7 @@ from pgbench_kb.analyze.curves import (
     peak_index,
     welch_verdict,
 )
-from pgbench_kb.analyze.stability import figure
+from pgbench_kb.numbers import figure
 from pgbench_kb.runs.runfile import dump_run
 from pgbench_kb.runs.synth import MACHINES, VERSIONS, WORKLOADS, synth_run
 

@@ -43,8 +43,8 @@ from pgbench_kb.analyze.latency import MIN_LATENCIES, logged
 from pgbench_kb.analyze.load import key
 from pgbench_kb.analyze.pairs import HEADLINE, machine_text
 from pgbench_kb.analyze.sessions import session_of
-from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import welch_log
+from pgbench_kb.numbers import figure
 
 #: A curve needs this many distinct swept values (two are a comparison, not a curve).
 MIN_POINTS = 3

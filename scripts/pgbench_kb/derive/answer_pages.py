@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import knowledge
 from pgbench_kb.derive.writer import Site
 from pgbench_kb.errors import DeriveError

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError, UsageError
-from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, read_run
 
 #: What ``git archive`` brings of a revision: all that the analysis and the checks read.
 ARCHIVED = ("data", "content")
@@ -97,8 +97,8 @@ def _revision(base: str, root: Path) -> str:
 def _runs_of(root: Path) -> dict[str, dict[str, Any]]:
     out = {}
     for path in sorted((root / RUNS_DIR).rglob("*.yaml")):
-        text = read_text_file(path)
-        data = load_yaml_text(text, path=path.relative_to(root).as_posix()).data
+        document = read_run(path, shown=path.relative_to(root).as_posix())
+        data, text = document.data, document.text
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             continue
         provenance = data.get("provenance") or {}

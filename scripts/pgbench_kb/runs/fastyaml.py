@@ -8,7 +8,7 @@ a double-quoted or literal-block string, a flow collection other than ``[]`` or 
 anchor, a tag, a duplicate key, a tab, a document marker, nesting deeper than the full
 loader allows, a scalar YAML 1.1 could read as an octal, a special float or a figure too long
 to be one, or a plain scalar continued across a blank or comment line. The caller then loads
-the file with ``runs.runfile.load_yaml_text``, which also reports any real error with its line.
+the file with ``runs.yamlsafe.load_yaml_text``, which also reports any real error with its line.
 
 ``fast_load_lines`` also gives the line of every key and list item, exactly the map the full
 loader builds (``Loaded.lines``), so ``kb check`` places its findings at the same lines.
@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from pgbench_kb.runs.runfile import MAX_DEPTH, MAX_NUMBER_CHARS, Loaded
+from pgbench_kb.runs.yamlsafe import MAX_DEPTH, MAX_NUMBER_CHARS, Loaded
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*):(?: (.*))?$")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)$")
@@ -439,7 +439,7 @@ def fast_load(text: str, skip: frozenset[str] = frozenset()) -> Any | None:
 
 def fast_load_lines(text: str) -> Loaded | None:
     """The data of a canonical run file and the line of each key and item (what
-    ``runfile.load_yaml_text`` gives for the same text), or None when the text is outside the
+    ``yamlsafe.load_yaml_text`` gives for the same text), or None when the text is outside the
     subset."""
     lines: dict[str, int] = {}
     data = _read(text, frozenset(), lines)
