@@ -216,8 +216,9 @@ Check = Callable[[Any], bool]
 @cache
 def compiled(name: str) -> Check:
     """A fast yes/no check equivalent to validating against schema ``name``."""
-    # fastjsonschema rewrites the references of the schema it is given: give it a copy.
-    check = fastjsonschema.compile(copy.deepcopy(load_schema(name)))
+    # fastjsonschema rewrites the references of the schema it is given: give it a copy. It
+    # would also fill in the schema's defaults (``use_default``): the data must stay as read.
+    check = fastjsonschema.compile(copy.deepcopy(load_schema(name)), use_default=False)
 
     def valid(data: Any) -> bool:
         try:
