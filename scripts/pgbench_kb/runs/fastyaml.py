@@ -7,8 +7,9 @@ that canonical subset line by line and gives up (returns ``None``) on anything e
 a double-quoted or literal-block string, a flow collection other than ``[]`` or ``{}``, an
 anchor, a tag, a duplicate key, a tab, a document marker, nesting deeper than the full
 loader allows, a scalar YAML 1.1 could read as an octal, a special float or a figure too long
-to be one, or a plain scalar continued across a blank or comment line. The caller then loads
-the file with ``runs.yamlsafe.load_yaml_text``, which also reports any real error with its line.
+to be one, or a plain scalar continued across a blank or comment line. Its one caller,
+``runs.runfile.read_run``, then loads the file with the full loader
+(``runs.yamlsafe.load_yaml_text``), which also reports any real error with its line.
 
 ``fast_load_lines`` also gives the line of every key and list item, exactly the map the full
 loader builds (``Loaded.lines``), so ``kb check`` places its findings at the same lines.
@@ -16,7 +17,8 @@ loader builds (``Loaded.lines``), so ``kb check`` places its findings at the sam
 The rule is that whatever this reader accepts, the full loader reads to the same data (types
 included) and lines: tests/runs/test_fastyaml_exact.py checks it on every YAML file in the
 repository, on synthetic run files, on hand-written tricky files and on randomly mutated
-ones; tests/analyze/test_fastyaml.py on the analysis side.
+ones; tests/analyze/test_fastyaml.py on the analysis side; tests/runs/test_read_run.py holds
+``read_run`` to plain ``yaml.safe_load`` on every shipped run file.
 """
 
 from __future__ import annotations

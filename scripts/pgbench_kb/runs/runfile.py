@@ -149,7 +149,8 @@ def read_run(
 ) -> RunDocument:
     """The run file at ``path``, read as UTF-8 within ``MAX_FILE_BYTES``: by the fast reader
     when it is in the form ``kb import`` writes, else by the full loader, which reports what is
-    wrong at its line (a ``RunFileError`` naming ``shown``, the path by default).
+    wrong at its line (a ``RunFileError`` naming ``shown``, the path by default; a file too
+    large, unreadable or not UTF-8 is one naming ``path``).
 
     ``lines`` fills the line map (``kb check`` places its findings with it; the analysis does
     not need it). ``skip`` names keys (``top`` or ``top.second``) the caller never reads: the

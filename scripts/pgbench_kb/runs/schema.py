@@ -45,10 +45,10 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
+    """jsonschema's validator for schema ``name``. The schema itself is not checked here (that
+    costs about a second per process): tests/test_schema.py checks every published schema."""
     schema = load_schema(name)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return jsonschema.validators.validator_for(schema)(schema)
 
 
 TYPE_NAMES = {
@@ -205,12 +205,28 @@ def _explain(error: jsonschema.ValidationError) -> list[Problem]:
 
 # ---------------------------------------------------------------------------------------------
 # The yes/no check. jsonschema is the authority and explains every problem, but walking a
-# valid 200-field document with it costs ~1.5 ms; fastjsonschema compiles the schema into
-# Python once per process (about 0.3 s) and answers "valid?" several times faster, so only
-# invalid files pay for jsonschema. tests/test_schema.py holds the two to the same answers;
-# docs/performance.md has the measurement against the hand-compiled check this replaced.
+# valid 200-field document with it costs several milliseconds; fastjsonschema compiles the
+# schema into Python once per process (0.2-0.3 s) and answers "valid?" in a quarter of a
+# millisecond, so only invalid files pay for jsonschema. A process that checks only a few
+# documents (``kb import``, ``kb check FILE``) asks jsonschema and never compiles.
+# tests/test_schema.py holds the two to the same answers; docs/performance.md has the
+# measurement against the hand-compiled check this replaced.
 
 Check = Callable[[Any], bool]
+#: Documents of one schema checked by jsonschema itself before the schema is compiled:
+#: compiling costs about as much as checking this many that way.
+COMPILE_AFTER = 16
+_checked: dict[str, int] = {}
+
+
+def is_valid(name: str, data: Any) -> bool:
+    """Whether ``data`` is valid against schema ``name``, by the cheaper way for this process
+    (jsonschema for its first ``COMPILE_AFTER`` documents, the compiled check after)."""
+    seen = _checked.get(name, 0)
+    if seen < COMPILE_AFTER:
+        _checked[name] = seen + 1
+        return _validator(name).is_valid(data)
+    return compiled(name)(data)
 
 
 @cache
@@ -247,7 +263,7 @@ def validate(name: str, data: Any, *, partial: bool = False) -> list[Problem]:
 
     With ``partial``, ``data`` is part of a document (what a person declared for a run): the
     values it has must fit, but required keys may be missing."""
-    if compiled(name)(data):
+    if is_valid(name, data):
         return []
     validator = _validator(name)
     problems: list[Problem] = []
