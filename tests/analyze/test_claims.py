@@ -409,10 +409,11 @@ def test_claims_name_their_sources_only_as_known() -> None:
 
 def test_findings_write_large_numbers_plainly_and_say_what_they_hold_for() -> None:
     """Regression: a finding read "9520 → 1.398e+04" and did not say which workload it was."""
-    from pgbench_kb.analyze.findings import comparison_finding, readable_number
+    from pgbench_kb.analyze.findings import comparison_finding
+    from pgbench_kb.numbers import figure
 
-    assert readable_number(13976.6) == "13,977"
-    assert readable_number(430.605) == "430.6"
+    assert figure(13976.6) == "13,977"
+    assert figure(430.605) == "430.6"
     side = {"center": 9519.85, "statistic": "median", "n": 3, "spread": None, "value": 4}
     finding = comparison_finding(
         {

@@ -27,7 +27,7 @@ from pgbench_kb.analyze.curves import (
     peak_index,
     welch_verdict,
 )
-from pgbench_kb.analyze.stability import figure
+from pgbench_kb.numbers import figure
 from pgbench_kb.runs.runfile import dump_run
 from pgbench_kb.runs.synth import MACHINES, VERSIONS, WORKLOADS, synth_run
 
@@ -354,7 +354,7 @@ def test_fall_off_is_after_the_peak_and_more_than_the_threshold_below(tps: list[
             [100, 380, 700, 690, 560],
             "benchmark.clients",
             "On m, from 1 to 16 clients: tps peaks at 700 with 4 clients and falls off: 560 "
-            "with 16 clients (-20.0%, more than 10% below; spread not known).",
+            "with 16 clients (−20.0%, more than 10% below; spread not known).",
         ),
         (
             [100, 380, 700, 690],
@@ -386,7 +386,7 @@ def test_curve_text_beyond_noise_golden() -> None:
     assert made is not None
     assert curve_text(made) == (
         "On box (client c), from 8 to 32 clients: tps peaks at 2,000 with 16 clients and falls "
-        "off: 1,900 with 32 clients (-5.0%, outside the noise of the repeats)."
+        "off: 1,900 with 32 clients (−5.0%, outside the noise of the repeats)."
     )
 
 

@@ -19,30 +19,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pgbench_kb.analyze import build_knowledge
-from pgbench_kb.analyze.stability import (
+from pgbench_kb.analyze.load import SKIP
+from pgbench_kb.analyze.runseries import (
     SERVER_STATS_UNREAD,
     Series,
+    read_series,
+    run_facts,
+    series_from_aggregate_logs,
+    series_from_parsed_progress,
+    series_from_progress,
+)
+from pgbench_kb.analyze.stability import (
     analyse_series,
     checkpoint_alignment,
     find_stalls,
     group_summaries,
     interval_spread,
-    progress_from_text,
-    read_series,
-    run_facts,
     run_stability,
-    series_from_aggregate_logs,
-    series_from_parsed_progress,
-    series_from_progress,
     stability,
-    sustained_rule,
-    sustained_rules,
     tpcc_p90_test,
-    window_throughputs,
 )
+from pgbench_kb.analyze.sustained import sustained_rule, sustained_rules, window_throughputs
 from pgbench_kb.errors import RunFileError
 from pgbench_kb.parse import parse_text
-from pgbench_kb.runs.runfile import dump_run, load_yaml_file
+from pgbench_kb.runs.runfile import dump_run, load_yaml_file, read_run_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "parse" / "fixtures"
 KB = str(Path(sys.executable).parent / "kb")
@@ -750,29 +750,18 @@ def test_counters_the_reader_skips_are_schema_fields_and_not_the_checkpoint_coun
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading the progress series straight from the run file's text (the loader's fast path).
-
-REPO = Path(__file__).resolve().parents[2]
-_SERIES_KEYS = ("interval_s", "t_s", "tps", "latency_ms", "raw_path")
-
-
-def _same_progress(text: str, data: dict[str, Any]) -> bool:
-    full = (data.get("results") or {}).get("progress")
-    got = progress_from_text(text)
-    if got is None or full is None:
-        return got is None and full is None
-    return all(got.get(k) == full.get(k) for k in _SERIES_KEYS)
+# The analysis reads run files with ``runfile.read_run``, leaving out what it never reads
+# (``analyze.load.SKIP``); what stability and curves take from them must be what the full
+# loader gives. (This replaced a second scanner of the progress block: issue #34.)
 
 
-def test_progress_from_text_matches_yaml_on_every_repository_run_file() -> None:
-    paths = sorted((REPO / "data" / "runs").rglob("*.yaml"))
-    assert paths
-    for path in paths:
-        text = path.read_text(encoding="utf-8")
-        assert _same_progress(text, load_yaml_file(path).data), path
+def _same_facts(text: str) -> bool:
+    got = read_run_text(text, "x", skip=SKIP).data
+    full = read_run_text(text, "x", fast=False).data
+    return run_facts(got) == run_facts(full)
 
 
-def test_progress_from_text_matches_yaml_on_synthetic_and_imported_runs(root: Path) -> None:
+def test_facts_match_the_full_loader_on_synthetic_and_imported_runs(root: Path) -> None:
     out = root / "synth"
     done = subprocess.run(
         [KB, "synth", "--out", str(out), "--count", "30", "--seed", "3"],
@@ -785,8 +774,7 @@ def test_progress_from_text_matches_yaml_on_synthetic_and_imported_runs(root: Pa
     paths = [*sorted((out / "runs").rglob("*.yaml")), *(root / "data" / "runs").rglob("*.yaml")]
     assert len(paths) == 31
     for path in paths:
-        text = path.read_text(encoding="utf-8")
-        assert _same_progress(text, load_yaml_file(path).data), path
+        assert _same_facts(path.read_text(encoding="utf-8")), path
     assert run["results"]["progress"]["t_s"] == [1795306639.31, 1795306640.31]
 
 
@@ -798,20 +786,17 @@ def test_progress_from_text_matches_yaml_on_synthetic_and_imported_runs(root: Pa
         "  progress:\n    raw_path: data/raw/x.txt\n",  # a path
         "  progress:\n    colour: red\n",  # unknown key
         "  progress: {}\n",
+        "  progress: null\n",
     ],
 )
-def test_progress_not_written_by_kb_import_falls_back_to_yaml(block: str) -> None:
+def test_progress_in_any_form_reads_as_yaml_says(block: str) -> None:
     text = f"id: x\nresults:\n  tps: 1.0\n{block}raw: []\n"
-    with pytest.raises(ValueError):
-        progress_from_text(text)
-    facts = run_facts({"id": "x", "results": {"tps": 1.0}}, text)
+    facts = run_facts(read_run_text(text, "x", skip=SKIP).data)
     full = yaml.safe_load(text)["results"]["progress"]
     assert (facts or {}).get("results", {}).get("progress") == (full or None)
+    assert _same_facts(text)
 
 
 def test_progress_outside_results_is_not_taken() -> None:
     text = "id: x\nresults:\n  tps: 1.0\nother:\n  progress:\n    t_s:\n    - 1\n"
-    with pytest.raises(ValueError):
-        progress_from_text(text)
-    assert progress_from_text("id: x\nresults:\n  progress: null\nraw: []\n") is None
-    assert progress_from_text("id: x\nresults:\n  tps: 1.0\n") is None
+    assert run_facts(read_run_text(text, "x", skip=SKIP).data) is None

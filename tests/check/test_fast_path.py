@@ -1,7 +1,7 @@
-"""kb check reads canonical run files with the fast reader (``runs/fastyaml.py``) and anything
-else with the full loader; the report must be byte for byte the one the full loader alone
-gives: same findings, lines, fields and messages, and the same summaries for the rules across
-files."""
+"""kb check reads run files with ``runfile.read_run``: canonical ones with the fast reader
+(``runs/fastyaml.py``), anything else with the full loader; the report must be byte for byte
+the one the full loader alone gives: same findings, lines, fields and messages, and the same
+summaries for the rules across files."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from checkkit import BAD, FIXTURE_ROOT, GOOD, good_run, report_of, write
+from pgbench_kb.runs import runfile
 from pgbench_kb.runs.check import check_paths, check_run, format_report
 from pgbench_kb.runs.check import run as run_module
 from pgbench_kb.runs.runfile import dump_run
@@ -49,7 +50,7 @@ def report(paths: list[str], root: Path) -> str:
 def test_same_report_on_the_check_cases(monkeypatch: pytest.MonkeyPatch):
     paths = [str(BAD), str(GOOD)]
     fast = report(paths, FIXTURE_ROOT)
-    monkeypatch.setattr(run_module, "fast_load_lines", lambda _text: None)
+    monkeypatch.setattr(runfile, "fast_load_lines", lambda _text: None)
     assert report(paths, FIXTURE_ROOT) == fast
     assert fast.count("\n") > 50  # the bad cases do report problems
 
@@ -98,7 +99,7 @@ def test_good_run_is_read_fast_and_clean(project: Path):
     """The fast path is really taken on a canonical file (else this file tests nothing)."""
     path = write(project, good_run())
     text = path.read_text(encoding="utf-8")
-    assert run_module.fast_load_lines(text) is not None
+    assert runfile.fast_load_lines(text) is not None
     findings, summary = check_run(path, project, today=TODAY)
     assert findings == [] and summary is not None and summary.lines["results.tps"] > 1
 

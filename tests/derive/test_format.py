@@ -1,4 +1,4 @@
-"""derive/format.py: one way to write numbers and units, against a golden table.
+"""pgbench_kb/numbers.py: one way to write numbers and units, against a golden table.
 
 Regenerate after an intended change with ``KB_UPDATE_GOLDENS=1`` and read the diff.
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kbtest import assert_golden
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 
 GOLDEN = Path(__file__).parent / "golden" / "format.txt"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 
 
 def reference_figure(value: Any, digits: int = fmt.SIGNIFICANT) -> str | None:

@@ -43,8 +43,9 @@ from pgbench_kb.analyze.latency import MIN_LATENCIES, logged
 from pgbench_kb.analyze.load import key
 from pgbench_kb.analyze.pairs import HEADLINE, machine_text
 from pgbench_kb.analyze.sessions import session_of
-from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import welch_log
+from pgbench_kb.numbers import change as change_text
+from pgbench_kb.numbers import figure
 
 #: A curve needs this many distinct swept values (two are a comparison, not a curve).
 MIN_POINTS = 3
@@ -228,7 +229,7 @@ def curve_text(made: Mapping[str, Any]) -> str:
         )
         return (
             f"{text} and falls off: {figure(drop['tps'])} {_at(drop['x'], swept)} "
-            f"({drop['change_pct']:+.1f}%, {why})."
+            f"({change_text(drop['change_pct'])}, {why})."
         )
     if peak["x"] == points[-1]["x"]:
         return f"{text}, the last point measured."

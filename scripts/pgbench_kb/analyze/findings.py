@@ -19,15 +19,7 @@ from pgbench_kb.analyze import ranking
 from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.analyze.describe import caveat_text, value_text
 from pgbench_kb.analyze.latency import METRIC_WORDS
-
-
-def readable_number(x: float) -> str:
-    """Four significant digits, whole numbers from 1,000 on with separators (13,977, not
-    1.398e+04)."""
-    if abs(x) >= 1e15:
-        return f"{x:.3e}"
-    return f"{round(x):,}" if abs(x) >= 1000 else f"{x:.4g}"
-
+from pgbench_kb.numbers import figure
 
 #: What a reader needs to place a finding, when it is held equal: (field, how it reads).
 _CONTEXT = (
@@ -158,7 +150,7 @@ def comparison_finding(
     text = (
         f"On {c['machine']}{_context(c)}{_conditions(c, groups or {})}, {_change(c)}: "
         f"tps {abs(c['change_pct']):.1f}% {direction} "
-        f"({readable_number(a['center'])} → {readable_number(b['center'])}, "
+        f"({figure(a['center'])} → {figure(b['center'])}, "
         f"{what_figure(a)} vs {what_figure(b)}; "
         f"{_noise(c)}).{_caveats(c)}"
     )
@@ -183,7 +175,7 @@ def _latency_clause(c: dict[str, Any]) -> str:
     a, b = c["a"], c["b"]
     return (
         f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
-        f"so {c['outcome']} ({readable_number(a['center'])} → {readable_number(b['center'])} ms, "
+        f"so {c['outcome']} ({figure(a['center'])} → {figure(b['center'])} ms, "
         f"{what_figure(a)} vs {what_figure(b)}; {_noise(c)})"
     )
 

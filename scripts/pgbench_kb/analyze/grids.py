@@ -38,8 +38,8 @@ from pgbench_kb.analyze.factors import label
 from pgbench_kb.analyze.groups import Group
 from pgbench_kb.analyze.interactions import contrast
 from pgbench_kb.analyze.pairs import MASK, _numeric, _order_value, machine_text, orient
-from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import METHOD, welch_log
+from pgbench_kb.numbers import figure
 
 ALPHA = 0.05
 #: A comparison between two cells: its id, its verdict and the group on its side A.

@@ -24,8 +24,8 @@ from typing import Any
 
 from pgbench_kb.analyze.describe import value_text
 from pgbench_kb.analyze.groups import Group
-from pgbench_kb.analyze.stability import figure
 from pgbench_kb.analyze.verdict import CONFIDENCE, METHOD, t_quantile
+from pgbench_kb.numbers import figure
 
 
 def _value_of(c: dict[str, Any], group: str) -> Any:

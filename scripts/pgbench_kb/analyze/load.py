@@ -19,25 +19,22 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.analyze.factors import kind_of, skipped
-from pgbench_kb.analyze.stability import SERVER_STATS_UNREAD, run_facts
+from pgbench_kb.analyze.runseries import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
-from pgbench_kb.runs.fastyaml import fast_load
 from pgbench_kb.runs.files import run_files
-from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.runfile import RUNS_DIR, read_run
 
 PARALLEL_FROM = 400
 #: Parts of a run file the analysis never reads (the fast reader skips them unparsed).
-#: ``raw``, ``results.latency_percentiles_ms`` and the checkpoint counters of ``server_stats``
-#: are read: stability and curves use them. ``results.progress`` is skipped here and read from
-#: the text by ``stability.run_facts`` (far faster for long lists of numbers).
+#: ``raw``, ``results.progress``, ``results.latency_percentiles_ms`` and the checkpoint
+#: counters of ``server_stats`` are read: stability and curves use them.
 SKIP = frozenset(
     (
         "provenance.declared",
         "provenance.masked",
         "provenance.notes",
         "results.statements",
-        "results.progress",
         *(f"server_stats.{name}" for name in SERVER_STATS_UNREAD),
     )
 )
@@ -62,7 +59,7 @@ class RunRecord:
     incidental: dict[str, Any] = field(default_factory=dict)
     hardware: dict[str, Any] = field(default_factory=dict)
     aborted: bool = False
-    #: What stability and curves read (progress, logs, percentiles): ``stability.run_facts``.
+    #: What stability and curves read (progress, logs, percentiles): ``runseries.run_facts``.
     series: dict[str, Any] | None = None
     #: Why the harness marked the run as measured on a busy machine (``machine_load.disturbed``
     #: with its reasons), or None: quiet, not judged, or not recorded.
@@ -135,7 +132,7 @@ def disturbed_reason(load: Any) -> str | None:
     return "; ".join(reasons) or "marked disturbed by the harness"
 
 
-def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRecord:
+def record_of(data: dict[str, Any], path: str) -> RunRecord:
     """One run file's data → its record; a malformed figure is a one-line RunFileError."""
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
         raise RunFileError("not a run file (no id)", path=path, hint="run kb check on this file")
@@ -169,7 +166,7 @@ def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRe
         settings_profile=(data.get("postgres") or {}).get("settings_profile"),
         source_title=((data.get("provenance") or {}).get("source") or {}).get("title"),
         aborted=results.get("aborted") is True,
-        series=run_facts(data, text),
+        series=run_facts(data),
         disturbed=disturbed_reason(data.get("machine_load")),
     )
     for dotted, value in flat.items():
@@ -206,11 +203,7 @@ def _load_one(path_and_shown: tuple[str, str]) -> RunRecord | str:
     survive pickling whole)."""
     path, shown = path_and_shown
     try:
-        text = read_text_file(Path(path))
-        data = fast_load(text, SKIP)
-        if data is None:
-            data = load_yaml_text(text, path=shown).data
-        return record_of(data, shown, text)
+        return record_of(read_run(Path(path), shown=shown, skip=SKIP).data, shown)
     except KbError as exc:
         return str(exc)
 

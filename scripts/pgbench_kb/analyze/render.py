@@ -11,8 +11,9 @@ from typing import Any
 
 from pgbench_kb import jsontext
 from pgbench_kb.analyze.describe import caveat_text, value_text
-from pgbench_kb.analyze.findings import readable_number, what_figure
+from pgbench_kb.analyze.findings import what_figure
 from pgbench_kb.analyze.latency import METRICS
+from pgbench_kb.numbers import figure
 from pgbench_kb.parallel import Forked, cores
 
 VERDICT_TEXT = {
@@ -26,7 +27,7 @@ VERDICT_TEXT = {
 
 def _figure(side: dict[str, Any]) -> str:
     """A centre as the findings write it (``1,208``, ``80.24``, ``3.303``) and its CV."""
-    text = readable_number(side["center"])
+    text = figure(side["center"])
     spread = side.get("spread")
     if spread and spread.get("cv_pct") is not None:
         text += f" ±{spread['cv_pct']:.1f}%"

@@ -73,10 +73,10 @@ def _tps_of_output(path: Path) -> float | None:
 
 def _tps_of_run(path: Path) -> float | None:
     from pgbench_kb.errors import KbError
-    from pgbench_kb.runs.runfile import load_yaml_file
+    from pgbench_kb.runs.runfile import read_run
 
     try:
-        data = load_yaml_file(path).data
+        data = read_run(path).data
     except (KbError, OSError):
         return None
     tps = ((data or {}).get("results") or {}).get("tps") if isinstance(data, dict) else None

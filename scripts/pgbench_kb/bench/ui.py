@@ -173,11 +173,13 @@ def run_progress(args: argparse.Namespace) -> int:
 
 
 def _load(path: Path) -> dict[str, Any] | None:
-    import yaml
+    """A run file's data, or None when it cannot be read (the summary shows what it can)."""
+    from pgbench_kb.errors import KbError
+    from pgbench_kb.runs.runfile import read_run
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
+        data = read_run(path).data
+    except KbError:
         return None
     return data if isinstance(data, dict) else None
 

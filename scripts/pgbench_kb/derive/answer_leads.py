@@ -2,14 +2,14 @@
 ``{CLAIM.range}``, ``{CLAIM.sure}``… of a claim as analyze checked it (``ClaimFigures``),
 ``{SET.verdicts}``, ``{SET.bound}``… of a selection of comparisons (``SetFigures``), and the
 formatter that fills a lead and names the line of an unknown placeholder (``LeadFields``).
-Figures are written by ``derive/format.py``."""
+Figures are written by ``pgbench_kb/numbers.py``."""
 
 from __future__ import annotations
 
 import string
 from typing import Any
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive.answers_file import answer_error
 from pgbench_kb.runs.runfile import Loaded
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.errors import DeriveError
 from pgbench_kb.parallel import cores, map_in_workers, worker_count
 

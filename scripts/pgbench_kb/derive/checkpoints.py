@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.stability import ran_during
-from pgbench_kb.derive import format as fmt
 
 #: Listed one by one in the sentence up to this many; beyond, the first ones and "N more".
 LISTED = 4

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.derive import (
     charts,
     knowledge,
     labels,
 )
-from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.writer import Site
 
 #: A family with more comparisons than this gets one page per machine.

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from pgbench_kb import jsontext
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import (
     prepared,
 )

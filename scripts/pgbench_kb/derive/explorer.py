@@ -20,7 +20,7 @@ from collections import defaultdict
 from typing import Any
 
 from pgbench_kb import jsontext
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import knowledge, labels
 from pgbench_kb.derive.describe import WAL_PLACEMENT
 from pgbench_kb.derive.writer import Site

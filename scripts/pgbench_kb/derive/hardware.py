@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive.describe import MEDIA_NAMES
 from pgbench_kb.runs.check.content import read_front_matter
 from pgbench_kb.runs.files import note_files

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import labels
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 

@@ -9,7 +9,7 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 
 #: Repeats below this many give a CV too rough to summarise a machine by.
 MIN_RUNS = 3

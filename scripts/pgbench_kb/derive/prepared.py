@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import jsontext
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import charts, checkpoints, runpage
-from pgbench_kb.derive import format as fmt
 from pgbench_kb.derive.describe import title_features
 from pgbench_kb.errors import KbError, RunFileError
 from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
 from pgbench_kb.runs.files import run_files
-from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.runfile import RUNS_DIR, read_run
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
 #: From this many files to prepare, preparing runs in parallel processes.
@@ -259,13 +259,7 @@ def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
 
 
 def _read(path: Path) -> Any:
-    from pgbench_kb.runs.fastyaml import fast_load
-
-    text = read_text_file(path, follow_links=False)
-    data = fast_load(text)
-    if data is None:
-        data = load_yaml_text(text, path=str(path)).data
-    return data
+    return read_run(path, follow_links=False).data
 
 
 def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:

@@ -1,6 +1,6 @@
 """One run, ready to show: the row lists and search need, and the whole run page.
 
-Every sentence and figure a reader sees is written here (with ``derive.format``); the Hugo
+Every sentence and figure a reader sees is written here (with ``pgbench_kb.numbers``); the Hugo
 layouts only place them. Nothing here compares runs: groups and comparisons come from
 ``pgbench_kb.analyze`` and are only linked.
 """
@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import labels
 from pgbench_kb.derive.describe import (
     LEVEL_NAMES,

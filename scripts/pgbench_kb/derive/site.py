@@ -30,7 +30,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import (
     gitlog,
     handwritten,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pgbench_kb.derive import format as fmt
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import (
     knowledge,
 )

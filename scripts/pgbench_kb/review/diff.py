@@ -29,7 +29,7 @@ from typing import Any
 from pgbench_kb.errors import KbError, UsageError
 from pgbench_kb.review.tree import extract
 from pgbench_kb.runs.files import note_files, run_files
-from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, read_run
 
 #: The name the project's own runs are signed with: a pull request signing so is flagged.
 MAINTAINERS = "pgbench-kb maintainers"
@@ -88,8 +88,8 @@ def _revision(base: str, root: Path) -> str:
 def _runs_of(root: Path) -> dict[str, dict[str, Any]]:
     out = {}
     for path in run_files(root):
-        text = read_text_file(path)
-        data = load_yaml_text(text, path=path.relative_to(root).as_posix()).data
+        document = read_run(path, shown=path.relative_to(root).as_posix())
+        data, text = document.data, document.text
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             continue
         provenance = data.get("provenance") or {}

@@ -7,8 +7,9 @@ that canonical subset line by line and gives up (returns ``None``) on anything e
 a double-quoted or literal-block string, a flow collection other than ``[]`` or ``{}``, an
 anchor, a tag, a duplicate key, a tab, a document marker, nesting deeper than the full
 loader allows, a scalar YAML 1.1 could read as an octal, a special float or a figure too long
-to be one, or a plain scalar continued across a blank or comment line. The caller then loads
-the file with ``runs.runfile.load_yaml_text``, which also reports any real error with its line.
+to be one, or a plain scalar continued across a blank or comment line. Its one caller,
+``runs.runfile.read_run``, then loads the file with the full loader
+(``runs.yamlsafe.load_yaml_text``), which also reports any real error with its line.
 
 ``fast_load_lines`` also gives the line of every key and list item, exactly the map the full
 loader builds (``Loaded.lines``), so ``kb check`` places its findings at the same lines.
@@ -16,7 +17,8 @@ loader builds (``Loaded.lines``), so ``kb check`` places its findings at the sam
 The rule is that whatever this reader accepts, the full loader reads to the same data (types
 included) and lines: tests/runs/test_fastyaml_exact.py checks it on every YAML file in the
 repository, on synthetic run files, on hand-written tricky files and on randomly mutated
-ones; tests/analyze/test_fastyaml.py on the analysis side.
+ones; tests/analyze/test_fastyaml.py on the analysis side; tests/runs/test_read_run.py holds
+``read_run`` to plain ``yaml.safe_load`` on every shipped run file.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from pgbench_kb.runs.runfile import MAX_DEPTH, MAX_NUMBER_CHARS, Loaded
+from pgbench_kb.runs.yamlsafe import MAX_DEPTH, MAX_NUMBER_CHARS, Loaded
 
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*):(?: (.*))?$")
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)$")
@@ -396,6 +398,18 @@ class _Reader:
                 continue
             if lines is not None:
                 lines.setdefault(dotted, numbers[i])
+            tok_indent, kind, _, key, value = tokens[i]
+            if (
+                key is _NOT_KEY
+                and tok_indent == indent + 2
+                and value.__class__ is not _Open
+                and (i + 1 >= n or tokens[i + 1][0] <= indent + 1)
+            ):
+                # A one-line scalar item, what ``node`` would read (long progress series are
+                # thousands of them): taken here without the calls.
+                items.append(_fresh(value))
+                i += 1
+                continue
             self.i = i
             items.append(self.node(indent + 2, dotted, depth + 1))
             i = self.i
@@ -427,7 +441,7 @@ def fast_load(text: str, skip: frozenset[str] = frozenset()) -> Any | None:
 
 def fast_load_lines(text: str) -> Loaded | None:
     """The data of a canonical run file and the line of each key and item (what
-    ``runfile.load_yaml_text`` gives for the same text), or None when the text is outside the
+    ``yamlsafe.load_yaml_text`` gives for the same text), or None when the text is outside the
     subset."""
     lines: dict[str, int] = {}
     data = _read(text, frozenset(), lines)

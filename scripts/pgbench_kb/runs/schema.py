@@ -8,6 +8,7 @@ violation into a sentence for a contributor, with a "did you mean" for misspelt 
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import re
@@ -17,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
@@ -43,10 +45,10 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
+    """jsonschema's validator for schema ``name``. The schema itself is not checked here (that
+    costs about a second per process): tests/test_schema.py checks every published schema."""
     schema = load_schema(name)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+    return jsonschema.validators.validator_for(schema)(schema)
 
 
 TYPE_NAMES = {
@@ -202,198 +204,46 @@ def _explain(error: jsonschema.ValidationError) -> list[Problem]:
 
 
 # ---------------------------------------------------------------------------------------------
-# A compiled yes/no check for the keywords our schemas use. jsonschema is the authority and
-# explains every problem, but walking a valid 200-field document with it costs ~1.5 ms; the
-# compiled check answers "valid?" about ten times faster, so only invalid files pay for
-# jsonschema. tests/test_schema.py holds the two to the same answers.
+# The yes/no check. jsonschema is the authority and explains every problem, but walking a
+# valid 200-field document with it costs several milliseconds; fastjsonschema compiles the
+# schema into Python once per process (0.2-0.3 s) and answers "valid?" in a quarter of a
+# millisecond, so only invalid files pay for jsonschema. A process that checks only a few
+# documents (``kb import``, ``kb check FILE``) asks jsonschema and never compiles.
+# tests/test_schema.py holds the two to the same answers; docs/performance.md has the
+# measurement against the hand-compiled check this replaced.
 
 Check = Callable[[Any], bool]
-_IGNORED = {"description", "title", "$schema", "$id", "$defs", "default", "examples", "$comment"}
+#: Documents of one schema checked by jsonschema itself before the schema is compiled:
+#: compiling costs about as much as checking this many that way.
+COMPILE_AFTER = 16
+_checked: dict[str, int] = {}
 
 
-def _is_type(value: Any, kind: str) -> bool:
-    if kind == "null":
-        return value is None
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if isinstance(value, bool):
-        return False
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "integer":
-        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if kind == "number":
-        return isinstance(value, int | float)
-    if kind == "object":
-        return isinstance(value, dict)
-    if kind == "array":
-        return isinstance(value, list)
-    raise ValueError(kind)
-
-
-_PY_TYPES: dict[str, tuple[type, ...]] = {
-    "null": (type(None),),
-    "boolean": (bool,),
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "object": (dict,),
-    "array": (list,),
-}
-
-
-def _type_check(kinds: list[str]) -> Check:
-    """``type`` by exact Python type (bool is not a number; 2.0 is an integer)."""
-    allowed = frozenset(t for k in kinds for t in _PY_TYPES[k])
-    integral_float = "integer" in kinds and "number" not in kinds
-
-    def check(v: Any) -> bool:
-        kind = type(v)
-        return kind in allowed or (integral_float and kind is float and v.is_integer())
-
-    return check
-
-
-def _true(_v: Any) -> bool:
-    return True
-
-
-def _all(checks: list[Check]) -> Check:
-    if not checks:
-        return _true
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        first, second = checks
-        return lambda v: first(v) and second(v)
-
-    def check(v: Any) -> bool:
-        for one in checks:  # noqa: SIM110 - a plain loop is measurably faster than all()
-            if not one(v):
-                return False
-        return True
-
-    return check
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    return a == b
-
-
-class _Compiler:
-    def __init__(self, root: dict[str, Any]) -> None:
-        self.root = root
-        self.refs: dict[str, Check] = {}
-
-    def ref(self, target: str) -> Check:
-        if target not in self.refs:
-            self.refs[target] = lambda v: True  # placeholder while compiling (no recursion)
-            node: Any = self.root
-            for part in target.removeprefix("#/").split("/"):
-                node = node[part]
-            self.refs[target] = self.compile(node)
-        return self.refs[target]
-
-    def compile(self, schema: dict[str, Any]) -> Check:
-        checks: list[Check] = []
-        for keyword, value in schema.items():
-            if keyword in _IGNORED:
-                continue
-            if keyword == "$ref":
-                checks.append(self.ref(value))
-            elif keyword == "type":
-                checks.append(_type_check(value if isinstance(value, list) else [value]))
-            elif keyword == "enum":
-                checks.append(lambda v, e=tuple(value): any(_same(v, x) for x in e))
-            elif keyword == "const":
-                checks.append(lambda v, c=value: _same(v, c))
-            elif keyword in {"minimum", "maximum", "exclusiveMinimum"}:
-                checks.append(self.bound(keyword, value))
-            elif keyword == "pattern":
-                regex = re.compile(value)
-                checks.append(lambda v, r=regex: not isinstance(v, str) or bool(r.search(v)))
-            elif keyword in {"minLength", "maxLength"}:
-                sign = 1 if keyword == "minLength" else -1
-                checks.append(
-                    lambda v, n=value, s=sign: not isinstance(v, str) or s * (len(v) - n) >= 0
-                )
-            elif keyword == "minItems":
-                checks.append(lambda v, n=value: not isinstance(v, list) or len(v) >= n)
-            elif keyword == "uniqueItems":
-                checks.append(
-                    lambda v: (
-                        not isinstance(v, list)
-                        or len({json.dumps(x, sort_keys=True) for x in v}) == len(v)
-                    )
-                )
-            elif keyword == "items":
-                item = self.compile(value)
-                checks.append(lambda v, c=item: not isinstance(v, list) or all(map(c, v)))
-            elif keyword == "required":
-                checks.append(
-                    lambda v, r=tuple(value): not isinstance(v, dict) or all(k in v for k in r)
-                )
-            elif keyword == "propertyNames":
-                name = self.compile(value)
-                checks.append(lambda v, c=name: not isinstance(v, dict) or all(map(c, v)))
-            elif keyword == "properties":
-                checks.append(self.properties(schema))
-            elif keyword == "additionalProperties":
-                if "properties" not in schema:
-                    checks.append(self.properties(schema))
-            elif keyword == "allOf":
-                parts = [self.compile(part) for part in value]
-                checks.append(lambda v, ps=tuple(parts): all(p(v) for p in ps))
-            elif keyword == "if":
-                cond = self.compile(value)
-                then = self.compile(schema.get("then", {}))
-                other = self.compile(schema.get("else", {}))
-                checks.append(lambda v, c=cond, t=then, o=other: t(v) if c(v) else o(v))
-            elif keyword in {"then", "else"}:
-                continue
-            else:
-                raise ValueError(f"the compiled check does not know {keyword!r}")
-        return _all(checks)
-
-    @staticmethod
-    def bound(keyword: str, limit: float) -> Check:
-        def check(v: Any) -> bool:
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                return True
-            if keyword == "minimum":
-                return v >= limit
-            if keyword == "maximum":
-                return v <= limit
-            return v > limit
-
-        return check
-
-    def properties(self, schema: dict[str, Any]) -> Check:
-        props = {k: self.compile(v) for k, v in (schema.get("properties") or {}).items()}
-        extra = schema.get("additionalProperties", True)
-        extra_check = self.compile(extra) if isinstance(extra, dict) else None
-
-        def check(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            for key, value in v.items():
-                known = props.get(key)
-                if known is not None:
-                    if not known(value):
-                        return False
-                elif extra is False or (extra_check is not None and not extra_check(value)):
-                    return False
-            return True
-
-        return check
+def is_valid(name: str, data: Any) -> bool:
+    """Whether ``data`` is valid against schema ``name``, by the cheaper way for this process
+    (jsonschema for its first ``COMPILE_AFTER`` documents, the compiled check after)."""
+    seen = _checked.get(name, 0)
+    if seen < COMPILE_AFTER:
+        _checked[name] = seen + 1
+        return _validator(name).is_valid(data)
+    return compiled(name)(data)
 
 
 @cache
 def compiled(name: str) -> Check:
     """A fast yes/no check equivalent to validating against schema ``name``."""
-    return _Compiler(load_schema(name)).compile(load_schema(name))
+    # fastjsonschema rewrites the references of the schema it is given: give it a copy. It
+    # would also fill in the schema's defaults (``use_default``): the data must stay as read.
+    check = fastjsonschema.compile(copy.deepcopy(load_schema(name)), use_default=False)
+
+    def valid(data: Any) -> bool:
+        try:
+            check(data)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    return valid
 
 
 def _sort_key(error: jsonschema.ValidationError) -> list[str]:
@@ -413,7 +263,7 @@ def validate(name: str, data: Any, *, partial: bool = False) -> list[Problem]:
 
     With ``partial``, ``data`` is part of a document (what a person declared for a run): the
     values it has must fit, but required keys may be missing."""
-    if compiled(name)(data):
+    if is_valid(name, data):
         return []
     validator = _validator(name)
     problems: list[Problem] = []

@@ -5,9 +5,10 @@ warnings alone do not.
 
 Three layers, each a pure function of what the one before produced:
 
-1. loading (``runs.runfile``): UTF-8, safe YAML, no aliases, no duplicate keys, size limit;
-   a file in the exact form ``kb import`` writes is read by ``runs.fastyaml`` instead, which
-   gives the same data and key lines (or gives up, and the full loader reads the file);
+1. loading (``runs.runfile.read_run``): UTF-8, safe YAML, no aliases, no duplicate keys, size
+   limit; a file in the exact form ``kb import`` writes is read by the fast reader
+   (``runs.fastyaml``), which gives the same data and key lines (or gives up, and the full
+   loader reads the file);
 2. the schema (``runs.schema``): types, enums, required and unknown keys, with "did you mean";
 3. meaning (this package): the rules one file can break, one module per section of a run file,
    the raw output re-parsed and compared, and the rules across files.

@@ -32,13 +32,11 @@ from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.storage import rules_storage
 from pgbench_kb.runs.check.text import maintainers_issue, rules_text
 from pgbench_kb.runs.check.values import dotted_get
-from pgbench_kb.runs.fastyaml import fast_load_lines
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
     RUNS_DIR,
     Loaded,
-    load_yaml_text,
-    read_text_file,
+    read_run,
 )
 from pgbench_kb.runs.schema import validate
 
@@ -139,14 +137,6 @@ def inside(path: Path, folder: Path) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def load_run_text(text: str, shown: str, *, fast: bool = True) -> Loaded:
-    """The data and key lines of a run file's text: read by the fast reader when the text is
-    in the canonical form ``kb import`` writes (the same data and lines, in a quarter of the
-    time), else by the full loader, which also reports what is wrong and where."""
-    loaded = fast_load_lines(text) if fast else None
-    return loaded if loaded is not None else load_yaml_text(text, path=shown)
-
-
 def check_run(
     path: Path, root: Path, *, today: str | None = None, fast: bool = True
 ) -> tuple[list[Finding], RunSummary | None]:
@@ -157,7 +147,7 @@ def check_run(
     if os.path.islink(path):
         return [Finding(shown, 1, "(file)", link_message(path))], None
     try:
-        loaded = load_run_text(read_text_file(path), shown, fast=fast)
+        loaded = read_run(path, shown=shown, lines=True, fast=fast)
     except KbError as exc:
         return [Finding(shown, exc.line, exc.field or "(file)", with_hint(exc))], None
     data = loaded.data

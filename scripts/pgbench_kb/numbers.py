@@ -1,6 +1,9 @@
-"""One way to write numbers and units on every page.
+"""One way to write numbers and units for readers: on every page and in every sentence.
 
-Every figure a reader sees is formatted here, in ``kb derive``; templates only print strings.
+Every figure a reader sees is formatted here: by ``kb derive`` for the pages (templates only
+print strings) and by ``analyze`` for the sentences it writes (findings, curves, interactions,
+stability, ``kb compare``'s table). It sits beside ``errors.py`` so that both stages may use
+it (``analyze`` never imports ``derive``).
 
 - ``figure``: at most four significant digits, thousands separated, the integer part never
   rounded, no trailing zeros (``8,988``, ``285.1``, ``80.24``, ``0.2317``, ``3.5``);
