@@ -14,17 +14,17 @@ import pytest
 from kbtest import assert_golden
 from pgbench_kb.derive import charts
 from pgbench_kb.derive import checkpoints as marks
-from pgbench_kb.derive.describe import (
-    describe_array,
-    describe_controller,
-    distinguishing,
-    short_storage,
-)
 from pgbench_kb.derive.runpage import (
     describe_percentile_source,
     major_version,
     ordered_percentiles,
     split_settings,
+)
+from pgbench_kb.derive.setup_text import (
+    describe_array,
+    describe_controller,
+    distinguishing,
+    short_storage,
 )
 from pgbench_kb.derive.site import derive_site
 from pgbench_kb.derive.writer import hugo_date

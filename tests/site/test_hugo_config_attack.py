@@ -94,7 +94,7 @@ def test_kb_check_refuses_the_config_folder(attacked: Path):
 
 @pytest.mark.parametrize("name", ["themes", "assets", "i18n", "archetypes", "hugo.yaml"])
 def test_kb_check_refuses_what_else_hugo_reads(tmp_path: Path, name: str):
-    from pgbench_kb.runs.check.tree import check_tree
+    from pgbench_kb.runs.check.top_level import check_tree
 
     (tmp_path / "config.toml").write_text("[module]\n", encoding="utf-8")
     target = tmp_path / name
@@ -112,7 +112,7 @@ def test_a_mount_from_outside_the_project_is_a_located_error(
 ):
     """A mount in config.toml whose source is absolute or climbs out would publish files
     from elsewhere: refused at its line."""
-    from pgbench_kb.runs.check.tree import check_tree
+    from pgbench_kb.runs.check.top_level import check_tree
 
     (tmp_path / "config.toml").write_text(
         'baseURL = "/"\n[module]\n[[module.mounts]]\nsource = "content"\ntarget = "content"\n'
@@ -125,6 +125,6 @@ def test_a_mount_from_outside_the_project_is_a_located_error(
 
 
 def test_the_projects_own_config_passes():
-    from pgbench_kb.runs.check.tree import check_tree
+    from pgbench_kb.runs.check.top_level import check_tree
 
     assert [f for f in check_tree(REPO) if "config.toml" in f.path] == []

@@ -22,7 +22,7 @@ from typing import Any
 from pgbench_kb import jsontext
 from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import knowledge, labels
-from pgbench_kb.derive.describe import WAL_PLACEMENT
+from pgbench_kb.derive.setup_text import WAL_PLACEMENT
 from pgbench_kb.derive.writer import Site
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 

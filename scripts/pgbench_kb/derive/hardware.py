@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import numbers as fmt
-from pgbench_kb.derive.describe import MEDIA_NAMES
+from pgbench_kb.derive.setup_text import MEDIA_NAMES
 from pgbench_kb.runs.check.content import read_front_matter
 from pgbench_kb.runs.files import note_files
 

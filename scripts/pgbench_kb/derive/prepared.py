@@ -25,7 +25,7 @@ from typing import Any
 from pgbench_kb import jsontext
 from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import charts, checkpoints, runpage
-from pgbench_kb.derive.describe import title_features
+from pgbench_kb.derive.setup_text import title_features
 from pgbench_kb.errors import KbError, RunFileError
 from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
 from pgbench_kb.runs.files import run_files

@@ -11,8 +11,8 @@ from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import (
     prepared,
 )
-from pgbench_kb.derive.describe import distinguishing_features
 from pgbench_kb.derive.list_pages import table_row
+from pgbench_kb.derive.setup_text import distinguishing_features
 from pgbench_kb.derive.writer import GENERATED_NOTE, SAFE_ID, Site, hugo_date
 from pgbench_kb.errors import DeriveError
 from pgbench_kb.runs.check.content import RESERVED_NAMES

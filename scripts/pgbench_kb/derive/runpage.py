@@ -16,7 +16,7 @@ from typing import Any
 
 from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import labels
-from pgbench_kb.derive.describe import (
+from pgbench_kb.derive.setup_text import (
     LEVEL_NAMES,
     WAL_PLACEMENT,
     _get,

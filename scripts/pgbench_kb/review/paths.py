@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from pgbench_kb.runs.check.tree import refused_top
+from pgbench_kb.runs.check.top_level import refused_top
 
 #: Where results live: what a contributor's pull request adds.
 RESULTS = ("data/runs/", "data/raw/", "content/hardware/")

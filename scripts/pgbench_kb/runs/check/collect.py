@@ -23,7 +23,7 @@ from pgbench_kb.runs.check.notes import check_note
 from pgbench_kb.runs.check.report import Finding, Report, RunSummary
 from pgbench_kb.runs.check.run import check_run, is_file
 from pgbench_kb.runs.check.text import OWN_RUNS
-from pgbench_kb.runs.check.tree import check_tree
+from pgbench_kb.runs.check.top_level import check_tree
 from pgbench_kb.runs.documents import DocumentKind
 from pgbench_kb.runs.files import (
     DOT_NAME_FIELD,
