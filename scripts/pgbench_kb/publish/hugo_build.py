@@ -37,19 +37,24 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import RenderError
+from pgbench_kb.publish.leaf_cache import (
+    LEAF_SECTIONS,
+    LeafCache,
+    cached_name,
+    is_leaf,
+    leaf_folder,
+    leaf_output,
+    write_json,
+)
 
 #: The generated content folder (``kb derive``'s output) as config.toml mounts it.
 DERIVED_CONTENT = "build/site/content"
 DERIVED_DATA = "build/site/data"
-#: The sections whose pages are leaves (one file per page, nothing lists them).
-LEAF_SECTIONS = ("runs", "groups")
 #: The data files a leaf may read (the test against a full build proves it reads no other).
 LEAF_DATA = ("fields.json", "links.json")
 #: The hand-written pages a leaf may read (a run page's machine link): present, not laid out.
 LEAF_READS = "hardware"
 CACHE = Path("build/cache/render")
-STATE_NAME = "state.json"
-STATE_FORMAT = "pgbench-kb/render/1"
 #: Kinds of page the leaf run must not lay out: it lays out the leaves and nothing else.
 LEAF_DISABLED = ("home", "section", "taxonomy", "term", "RSS", "sitemap", "404", "robotsTXT")
 
@@ -93,35 +98,6 @@ def hugo_binary() -> Path:
     return binary
 
 
-def _is_leaf(relative: str) -> bool:
-    """``runs/x.md`` and ``groups/x.md`` (content-relative, one level): a leaf page."""
-    section, _, name = relative.partition("/")
-    return (
-        section in LEAF_SECTIONS
-        and "/" not in name
-        and name.endswith(".md")
-        and (not name.startswith("_"))
-    )
-
-
-def leaf_folder(relative: str) -> str:
-    """The folder of a leaf's page: ``runs/Some-Id.md`` → ``runs/some-id`` (the permalinks of
-    config.toml, lower-cased as Hugo does)."""
-    section, _, name = relative.partition("/")
-    return f"{section}/{name[: -len('.md')].lower()}"
-
-
-def leaf_output(relative: str) -> str:
-    """Where Hugo writes a leaf: ``runs/Some-Id.md`` → ``runs/some-id/index.html``."""
-    return f"{leaf_folder(relative)}/index.html"
-
-
-def cached_name(relative: str) -> str:
-    """A leaf's HTML in the cache: one flat file per page (``runs/some-id.html``), as making
-    13,000 folders costs seconds on a slow disk."""
-    return f"{leaf_folder(relative)}.html"
-
-
 def _digest_file(path: Path) -> str:
     return hashlib.sha1(path.read_bytes()).hexdigest()
 
@@ -143,7 +119,7 @@ def leaves_of(content: Path) -> dict[str, str]:
             continue
         for entry in entries:
             relative = f"{section}/{entry.name}"
-            if not entry.is_file() or not _is_leaf(relative):
+            if not entry.is_file() or not is_leaf(relative):
                 continue
             stat = entry.stat()
             known = manifest.get(f"content/{relative}")
@@ -251,69 +227,6 @@ def read_config(path: Path, root: Path) -> dict[str, Any]:
     return config
 
 
-def _write_json(path: Path, value: Any) -> None:
-    """Written whole or not at all (a build cut off leaves the old file or none)."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(value, sort_keys=True, indent=1), encoding="utf-8")
-    partial.replace(path)
-
-
-class LeafCache:
-    """Leaves laid out by earlier builds: ``pages/<output>`` and ``state.json`` (the
-    fingerprint, and each leaf's digest). A leaf is in the state only while its HTML in
-    ``pages/`` is the layout of that digest: the state is saved without the leaves about to
-    change before they change, so a build cut off anywhere lays them out again."""
-
-    def __init__(self, folder: Path, fingerprint: str) -> None:
-        self.folder = folder
-        self.pages = folder / "pages"
-        self.file = folder / STATE_NAME
-        self.fingerprint = fingerprint
-        self.cold = False
-        try:
-            state = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            state = None
-        if (
-            isinstance(state, dict)
-            and state.get("format") == STATE_FORMAT
-            and state.get("fingerprint") == fingerprint
-            and isinstance(state.get("leaves"), dict)
-        ):
-            self.leaves: dict[str, str] = {str(k): str(v) for k, v in state["leaves"].items()}
-        else:
-            self.leaves = {}
-            self.cold = True
-            shutil.rmtree(self.pages, ignore_errors=True)
-
-    def save(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        _write_json(
-            self.file,
-            {"format": STATE_FORMAT, "fingerprint": self.fingerprint, "leaves": self.leaves},
-        )
-
-    def stale(self, leaves: dict[str, str]) -> tuple[list[str], list[str]]:
-        """(leaves to lay out again, leaves of pages that are gone)."""
-        changed = [
-            relative
-            for relative, digest in leaves.items()
-            if self.leaves.get(relative) != digest
-            or not (self.pages / cached_name(relative)).is_file()
-        ]
-        gone = [relative for relative in self.leaves if relative not in leaves]
-        return changed, gone
-
-    def forget(self, relatives: list[str]) -> None:
-        for relative in relatives:
-            self.leaves.pop(relative, None)
-        self.save()
-
-    def drop(self, relative: str) -> None:
-        """Remove a leaf's HTML."""
-        (self.pages / cached_name(relative)).unlink(missing_ok=True)
-
-
 def _hugo(build: Build, config: Path, destination: Path) -> subprocess.Popen[bytes]:
     """Hugo on one configuration file. Hugo also merges ``config/_default/…`` of the source
     folder into the configuration and looks for themes in ``themes/``, whatever file it is
@@ -386,7 +299,7 @@ def render(root: Path, config_file: Path, destination: Path) -> Rendered:
 
 def _render_whole(build: Build) -> None:
     whole_file = build.work / "hugo-whole.json"
-    _write_json(whole_file, build.config)
+    write_json(whole_file, build.config)
     process = _hugo(build, whole_file, build.destination)
     try:
         _wait(process, "the site")
@@ -422,7 +335,7 @@ def _render_split(
     unchanged leaves are linked into the new site from the cache."""
     work, destination = build.work, build.destination
     main_file = work / "hugo-main.json"
-    _write_json(main_file, main_config(build.config))
+    write_json(main_file, main_config(build.config))
     fresh = work / "fresh"
     subset = work / "changed"
     for folder in (fresh, subset):
@@ -436,7 +349,7 @@ def _render_split(
             for relative in changed:
                 os.link(build.content / relative, subset / relative)
             leaf_file = work / "hugo-leaves.json"
-            _write_json(leaf_file, leaf_config(build.config, subset))
+            write_json(leaf_file, leaf_config(build.config, subset))
             runs.append(_hugo(build, leaf_file, fresh))
         runs.append(_hugo(build, main_file, destination))
         to_lay_out = set(changed)
