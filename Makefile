@@ -16,6 +16,8 @@ PROFILE  ?= default
 # runs them: all of them by default.
 CAMPAIGN ?= checkpoints memory modes durability commit-delay clients clients-tpcb versions
 PORT     ?= 1313
+# make test's workers (pytest-xdist): one per core of the 2-core machine the budget is set on
+TEST_WORKERS ?= 2
 ACTIONLINT_VERSION := 1.7.12
 ACTIONLINT := $(VENV)/actionlint-$(ACTIONLINT_VERSION)/actionlint
 # The stamp is keyed on the lock file and pyproject: a second `make setup` with nothing
@@ -35,6 +37,7 @@ help: ## list the targets
 	@echo "    MACHINE=SLUG  the machine's name in run files (content/hardware/SLUG.md); default:"
 	@echo "                  the host name, published with every run: set it when that must not be"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"
+	@echo "    TEST_WORKERS=N  make test's parallel workers (default: $(TEST_WORKERS))"
 	@echo "    INVENTORY=F   the Ansible inventory make fleet benchmarks (fleet/inventory.example.yml)"
 
 setup: $(STAMP) ## create .venv with the pinned tools (done by every other target)
@@ -70,10 +73,10 @@ serve: site ## build, then serve public/ on http://127.0.0.1:PORT/ (PORT=1313 by
 	@$(BIN)/python -c $$'import functools, http.server, sys\nport = sys.argv[1]\nif not port.isdigit() or not 0 < int(port) < 65536:\n    sys.exit(f"error: PORT={port} is not a port number: make serve PORT=8080")\nhandler = functools.partial(http.server.SimpleHTTPRequestHandler, directory="public")\ntry:\n    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(port)), handler)\nexcept OSError as exc:\n    sys.exit(f"error: cannot serve on 127.0.0.1:{port}: {exc.strerror} (another program uses that port?): pick another, e.g. make serve PORT={int(port) % 65535 + 1}")\nprint(f"serving public/ on http://127.0.0.1:{port}/ (Ctrl-C stops)", flush=True)\ntry:\n    server.serve_forever()\nexcept KeyboardInterrupt:\n    print()' "$(PORT)"
 
 test: setup ## run the whole test suite (unit, golden, PostgreSQL, Hugo, Chromium)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 test-fast: setup ## the edit loop: every test that needs no PostgreSQL, Hugo or Chromium
-	$(BIN)/python -m pytest -q -m "not postgres and not site and not browser"
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup -m "not postgres and not site and not browser"
 
 lint: setup $(ACTIONLINT) ## ruff (lint + format check), shellcheck and actionlint
 	$(BIN)/ruff check scripts tests fleet

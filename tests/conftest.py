@@ -27,6 +27,18 @@ def pytest_report_header() -> list[str]:
     return [f"shipped knowledge: {shipped_source()}"]
 
 
+#: Session fixtures built once (a whole site build each): the tests that use them run in one
+#: worker under pytest-xdist (``make test`` runs two, ``--dist loadgroup``), so each is built
+#: once per session, not once per worker.
+SHARED_SITES = frozenset(("shipped_site", "payload_site"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SHARED_SITES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("shared-site"))
+
+
 @pytest.fixture
 def project_root(tmp_path: Path) -> Path:
     """A throwaway project root: the site sources of this checkout (content/ as shipped),
