@@ -1,7 +1,8 @@
 """The ``kb`` command line: the only module that talks to a terminal.
 
 Each command is a small function that takes the parsed arguments and returns an exit status.
-Domain errors (``KbError``) become one ``error: …`` line on stderr and the error's exit status;
+Domain errors (``KbError``) become one ``error: …`` line on stderr (one per problem when an
+import finds several) and the error's exit status;
 nothing else is caught, so a bug still shows its traceback.
 """
 
@@ -99,6 +100,14 @@ def _configure_import(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave host names out (null) and list them in provenance.masked",
     )
+    p.add_argument(
+        "--settings-from",
+        type=Path,
+        metavar="FILE",
+        help="the server's settings from psql's SHOW ALL output (aligned or -A unaligned) or "
+        "its postgresql.conf; those not at their default are recorded, e.g. "
+        "psql -c 'SHOW ALL' > settings.txt; kb import out.txt --settings-from settings.txt",
+    )
 
 
 def _run_import(args: argparse.Namespace) -> int:
@@ -119,6 +128,7 @@ def _run_import(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         log_paths=args.logs,
         mask_hostnames=args.mask_hostnames,
+        settings_from=args.settings_from,
         stdin=sys.stdin,
         stdout=sys.stdout,
     )
@@ -581,7 +591,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KbError as exc:
         from pgbench_kb.runs.check import one_line
 
-        print(f"error: {one_line(str(exc), 1000)}", file=sys.stderr)
+        for problem in getattr(exc, "problems", [exc]):
+            print(f"error: {one_line(str(problem), 1000)}", file=sys.stderr)
         return exc.exit_status
     except BrokenPipeError:
         return 0
