@@ -159,12 +159,33 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="worker processes (default: one per CPU when there are many files)",
     )
+    p.add_argument(
+        "--changed",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="BASE",
+        help="show the problems of the files changed since BASE first, and only count the "
+        "warnings of the others; BASE defaults to origin/main, else main "
+        "(e.g. kb check --changed, or kb check --changed upstream/main)",
+    )
 
 
 def _run_check(args: argparse.Namespace) -> int:
     from pgbench_kb.runs.check import check_paths, format_report
 
+    changed = None
+    if args.changed is not None:
+        from pgbench_kb.runs.check.changed import changed_files
+
+        changed = changed_files(args.root, args.changed or None)
     report = check_paths(args.paths, root=args.root, jobs=args.jobs)
+    if changed is not None:
+        from pgbench_kb.runs.check.changed import format_changed
+
+        text, failed = format_changed(report, changed)
+        sys.stdout.write(text)
+        return 1 if failed else 0
     sys.stdout.write(format_report(report))
     return 1 if report.errors else 0
 

@@ -24,6 +24,7 @@ from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
 from pgbench_kb.runs.fastyaml import fast_load
 from pgbench_kb.runs.runfile import RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.tryout import is_smoke
 
 PARALLEL_FROM = 400
 #: Parts of a run file the analysis never reads (the fast reader skips them unparsed).
@@ -66,6 +67,8 @@ class RunRecord:
     #: Why the harness marked the run as measured on a busy machine (``machine_load.disturbed``
     #: with its reasons), or None: quiet, not judged, or not recorded.
     disturbed: str | None = None
+    #: A smoke run of the harness (``runs.tryout``): not a result, in no group.
+    smoke: bool = False
 
 
 def key(value: Any) -> Any:
@@ -170,6 +173,7 @@ def record_of(data: dict[str, Any], path: str, text: str | None = None) -> RunRe
         aborted=results.get("aborted") is True,
         series=run_facts(data, text),
         disturbed=disturbed_reason(data.get("machine_load")),
+        smoke=is_smoke(data),
     )
     for dotted, value in flat.items():
         if dotted == "benchmark.other_flags":

@@ -122,6 +122,7 @@ KNOWN_KEYS = (
     "sessions",
     "logged_latencies",
     "servers",
+    "wal_dir",  # read by bench.placement (where the throwaway server keeps its WAL)
 )
 SETTING_NAME_RE = re.compile(r"^[a-z_][a-z0-9_]*(\.[a-z0-9_]+)?$")
 WORKLOAD_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

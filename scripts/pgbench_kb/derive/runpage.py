@@ -25,6 +25,7 @@ from pgbench_kb.derive.describe import (
     short_storage,
 )
 from pgbench_kb.errors import KbError
+from pgbench_kb.runs import tryout
 from pgbench_kb.runs.runfile import MAX_RAW_OUTPUT_BYTES, contributed_path, read_bytes_bounded
 
 SCHEMA = Path(__file__).resolve().parents[1] / "runs" / "schemas" / "run.schema.json"
@@ -424,6 +425,8 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "latency_avg_ms": results.get("latency_avg_ms"),
         "statistic": describe_statistic(results),
         "group": _get(run, "repeat.group"),
+        "smoke": tryout.is_smoke(run),
+        "label": tryout.label(run),
     }
     row["tps_shown"] = fmt.figure(row["tps"]) if row["tps"] is not None else None
     row["latency_shown"] = fmt.figure(row["latency_avg_ms"])
@@ -452,6 +455,9 @@ def figures(run: dict[str, Any], row: dict[str, Any]) -> list[dict[str, str]]:
         if value is not None:
             shown.append({"label": label, "value": value, "note": note or ""})
 
+    if row.get("label"):
+        kind, _, why = str(row["label"]).partition(": ")
+        add("Kind of run", kind, why)
     add("Throughput", fmt.tps(row["tps"]) or "not reported", row["statistic"])
     add("Including connection time", fmt.tps(results.get("tps_including_connections")))
     spread = sample_spread(results)

@@ -31,6 +31,7 @@ from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.settings import rules_settings
 from pgbench_kb.runs.check.storage import rules_storage
+from pgbench_kb.runs.check.tryout import rules_tryout
 from pgbench_kb.runs.check.values import dotted_get
 from pgbench_kb.runs.fastyaml import fast_load_lines
 from pgbench_kb.runs.runfile import (
@@ -57,6 +58,7 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_machine_load(run),
         *rules_checkpoints(run),
         *rules_settings(run),
+        *rules_tryout(run),
     ]
 
 
