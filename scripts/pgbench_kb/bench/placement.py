@@ -84,7 +84,8 @@ def credit_line(root: Path, meta: Path | None, sets: Sequence[str]) -> str:
     if name:
         return f"credited as: {name} (from git config user.name; {how})"
     name = contributor_name(root)
-    return f"credited as: {name or '(nobody)'} (your login name: git config user.name is not set; {how})"
+    unset = "your login name: git config user.name is not set"
+    return f"credited as: {name or '(nobody)'} ({unset}; {how})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--wal-dir", default=None)
     parser.add_argument("--meta", type=Path)
     parser.add_argument("--set", dest="sets", action="append", default=[])
-    args = parser.parse_args(argv)
+    args, _ = parser.parse_known_args(argv)  # --mask-hostnames and the like: not ours
     try:
         chosen = wal_dir(args.profile, args.wal_dir or None)
         print(credit_line(args.root, args.meta, args.sets), file=sys.stderr)
