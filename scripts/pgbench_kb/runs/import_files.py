@@ -42,9 +42,46 @@ def _year_month(recorded_at: Any) -> tuple[str, str]:
     return match.group(1), match.group(2) or "00"
 
 
-def draft_note(slug: str, server: dict[str, Any] | None, *, detected: bool = True) -> str:
+def draft_disks(storage: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The disks of the data volume and of a WAL volume of its own, each with its roles
+    (``[data, wal]`` when the WAL is with the data), as far as the run knows them."""
+    storage = storage or {}
+    data = (storage.get("data") or {}).get("array") or {}
+    wal = storage.get("wal") or {}
+    disks = []
+    if data:
+        together = wal.get("placement") in (None, "with-data")
+        disks.append(
+            {
+                "count": data.get("disks") or 1,
+                "media": data.get("media"),
+                "rpm": data.get("rpm"),
+                "roles": ["data", "wal"] if together else ["data"],
+            }
+        )
+    wal_array = wal.get("array") or {}
+    if wal_array and wal.get("placement") not in (None, "with-data"):
+        disks.append(
+            {
+                "count": wal_array.get("disks") or 1,
+                "media": wal_array.get("media"),
+                "rpm": wal_array.get("rpm"),
+                "roles": ["wal"],
+            }
+        )
+    return disks
+
+
+def draft_note(
+    slug: str,
+    server: dict[str, Any] | None,
+    *,
+    detected: bool = True,
+    storage: dict[str, Any] | None = None,
+) -> str:
     """A first hardware note for a machine that has none: from the facts the bench harness
-    detected, or (``detected=False``, output imported by hand) from what was declared."""
+    detected, or (``detected=False``, output imported by hand) from what was declared; its
+    disks (with their roles: data, wal, os) from the run's storage."""
     server = server or {}
     cpu = server.get("cpu") or {}
     os_facts = server.get("os") or {}
@@ -63,6 +100,7 @@ def draft_note(slug: str, server: dict[str, Any] | None, *, detected: bool = Tru
             "threads": cpu.get("threads"),
         },
         "ram": {"bytes": server.get("ram_bytes"), "type": None, "ecc": None},
+        "disks": draft_disks(storage),
         "os": [os_name] if os_name else [],
         "described_from": "examined",
         "draft_note": True,

@@ -228,7 +228,12 @@ def import_run(
     if not note.exists():
         # A draft of the machine's note, unless one appeared meanwhile (two benches started on
         # a new machine at once): either way the run is kept.
-        text = draft_note(run["machine"], run.get("server"), detected=detected is not None)
+        text = draft_note(
+            run["machine"],
+            run.get("server"),
+            detected=detected is not None,
+            storage=run.get("storage"),
+        )
         if write_file_if_absent(note, text.encode("utf-8")):
             advice.append(
                 f"{note.relative_to(root).as_posix()} did not exist: kb import started a draft "
