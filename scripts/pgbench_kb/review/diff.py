@@ -30,6 +30,7 @@ from typing import Any
 
 from pgbench_kb.errors import KbError, UsageError
 from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, load_yaml_text, read_text_file
+from pgbench_kb.runs.tryout import is_smoke
 
 #: What ``git archive`` brings of a revision: all that the analysis and the checks read.
 ARCHIVED = ("data", "content")
@@ -113,6 +114,7 @@ def _runs_of(root: Path) -> dict[str, dict[str, Any]]:
             "raw": bool(data.get("raw")),
             "tps": results.get("tps"),
             "digest": hashlib.sha256(text.encode()).hexdigest(),
+            "smoke": is_smoke(data),
         }
     return out
 
@@ -238,7 +240,38 @@ def diff_sides(base: Side, head: Side) -> dict[str, Any]:
         "claims_changed": claims,
         "new_check_messages": sorted(head.warnings - base.warnings),
         "look_at": _flags(base, head, added, key_added),
+        "why_no_new_comparison": []
+        if comparisons["added"] or not added
+        else _why_no_comparison(head, added),
     }
+
+
+def _why_no_comparison(head: Side, added: list[str]) -> list[str]:
+    """Why runs were added and no comparison is new, machine by machine (issue 35: "0
+    comparison(s) new" said nothing more)."""
+    reasons = []
+    smoke = [r for r in added if head.runs[r].get("smoke")]
+    if smoke:
+        reasons.append(
+            f"{len(smoke)} of the added runs are smoke runs, which no group or comparison uses"
+        )
+    grouped = {r: g["id"] for g in head.knowledge["groups"] for r in g["runs"]}
+    for machine in sorted({head.runs[r]["machine"] for r in added if r not in smoke}):
+        configurations = {
+            gid for rid, gid in grouped.items() if head.runs.get(rid, {}).get("machine") == machine
+        }
+        if len(configurations) <= 1:
+            reasons.append(
+                f"{machine}: no other configuration of this machine to compare with (a "
+                "comparison sets two configurations of one machine side by side)"
+            )
+        else:
+            reasons.append(
+                f"{machine}: the added runs joined configurations already compared, or differ "
+                "from the machine's others in more than one field (kb compare --machine "
+                f"{machine})"
+            )
+    return reasons
 
 
 def _flags(base: Side, head: Side, added: list[str], new_key: list[str]) -> list[str]:
