@@ -1,6 +1,7 @@
 """What a contribution should be, as rules on one run: a smoke run (the harness's ``smoke``
 profile: seconds long, to prove the harness works) is not a result; a run shorter than
-``MIN_DURATION_S`` or at a scale below ``MIN_SCALE`` is one, but a short one, and says so.
+``MIN_DURATION_S`` or at a scale below ``MIN_SCALE`` is one, but a short one, and says so; a
+measured run without a harness was run by hand, and says so too.
 
 The knowledge base keeps smoke runs' pages (labelled) but lists them nowhere as results (home
 page, explorer) and leaves them out of every group, comparison and answer; ``kb check`` warns
@@ -14,8 +15,10 @@ from pathlib import PurePosixPath
 from typing import Any
 
 SMOKE_PROFILES = frozenset({"smoke"})
-#: Below these a run is labelled short (CONTRIBUTING.md, "What to contribute").
-MIN_DURATION_S = 30
+#: Below these a run is labelled short (CONTRIBUTING.md, "What to contribute"). The default
+#: profile's trials are 15 s after a 5 s warm-up: shorter ones (8 s, no warm-up) gave repeats
+#: that varied by 9-34% on a shared two-core machine (scripts/profiles/default.yaml).
+MIN_DURATION_S = 15
 MIN_SCALE = 5
 
 
@@ -54,8 +57,16 @@ def shortness(run: dict[str, Any]) -> str | None:
 
 
 def label(run: dict[str, Any]) -> str | None:
-    """The words a page shows beside a smoke or short run, or None."""
+    """The words a page shows beside a smoke, short or hand-run run, or None."""
     if is_smoke(run):
         return "smoke run (profile smoke): it shows the harness works here; it is not a result"
+    parts = []
     short = shortness(run)
-    return f"short run: {short}; read its figures with care" if short else None
+    if short:
+        parts.append(f"short run: {short}; read its figures with care")
+    if run.get("origin") == "measured" and not _get(run, "provenance.harness"):
+        parts.append(
+            "run by hand: imported with kb import; its setup is as declared "
+            "(provenance.declared), not detected"
+        )
+    return "; ".join(parts) or None
