@@ -769,9 +769,9 @@ main() {
     # What a person declared is checked before anything starts, not after the first trial.
     bench_py -m pgbench_kb.bench.preflight --machine "$BENCH_MACHINE" "${BENCH_IMPORT_ARGS[@]}" \
       || exit 1
-    # Where the WAL goes (--wal-dir, WAL_DIR= or the profile's wal_dir), and who is credited.
+    # Where the WAL goes: --wal-dir, WAL_DIR= or the profile's wal_dir.
     BENCH_WAL_DIR="$(bench_py -m pgbench_kb.bench.placement --profile "$BENCH_PROFILE" \
-      --root "$BENCH_ROOT" --wal-dir "$wal_dir" "${BENCH_IMPORT_ARGS[@]}")" || exit 1
+      --root "$BENCH_ROOT" --wal-dir "$wal_dir")" || exit 1
   fi
 
   kb_target_select "$KB_BIN/python"
@@ -870,6 +870,9 @@ main() {
     BENCH_CLIENT_IS_SERVER="yes"
   fi
 
+  # Who is credited, said as the trials start (CONTRIBUTOR= or --set changes it).
+  kb_log "$(bench_py -m pgbench_kb.bench.placement --credit --root "$BENCH_ROOT" \
+    "${BENCH_IMPORT_ARGS[@]}")"
   local line session current=""
   local -a in_session
   for line in "${lines[@]}"; do

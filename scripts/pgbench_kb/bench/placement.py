@@ -1,19 +1,21 @@
 """Where a bench's throwaway server keeps its files, and who is credited, said before it starts.
 
-``scripts/bench.sh`` runs this once, before it creates anything::
+``scripts/bench.sh`` runs it twice::
 
     python -m pgbench_kb.bench.placement --profile NAME|FILE --root DIR [--wal-dir DIR]
-                                         [--meta FILE] [--set KEY=VALUE]…
+    python -m pgbench_kb.bench.placement --credit --root DIR [--meta FILE] [--set KEY=VALUE]…
 
-It prints on stdout one line, the WAL directory to use (empty: the WAL stays in the data
-directory): ``--wal-dir`` (``WAL_DIR=`` of ``make bench``) wins over the profile's ``wal_dir:``
-key. A relative ``wal_dir`` in a profile is relative to the profile's folder. The directory must
-exist and be writable; the bench makes a folder of its own inside it and removes it at the end.
+The first, before it creates anything, prints on stdout the WAL directory to use (an empty
+line: the WAL stays in the data directory): ``--wal-dir`` (``WAL_DIR=`` of ``make bench``) wins
+over the profile's ``wal_dir:`` key; a relative ``wal_dir`` is relative to the profile's folder.
+The directory must exist and be writable; the bench makes a folder of its own inside it and
+removes it at the end. A profile that cannot be read is left to ``kb plan`` to report.
 
-On stderr it says who the runs will be credited to: the ``provenance.contributor`` of
-``--set``/``--meta``, else ``git config user.name``, else the login name — and how to change it.
+The second, when the first trial is about to start, prints who the runs will be credited to:
+the ``provenance.contributor`` of ``--set``/``--meta``, else ``git config user.name``, else the
+login name — and how to change it.
 
-Exit: 0, or 1 with one ``error: …`` line (a wal_dir that is not a writable directory).
+Exit: 0, or 1 with one ``error: …`` line on stderr (a wal_dir that is not a writable directory).
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ from pgbench_kb.runs.runfile import load_yaml_file
 def profile_wal_dir(profile: str) -> Path | None:
     """The ``wal_dir`` of a profile (absolute; relative to the profile's folder), or None."""
     path = resolve_profile_path(profile)
-    if not path.is_file():
-        return None  # kb plan reports a missing profile with its own words
-    loaded = load_yaml_file(path)
+    try:
+        loaded = load_yaml_file(path) if path.is_file() else None
+    except KbError:
+        loaded = None
+    if loaded is None:
+        return None  # kb plan reports a missing or unreadable profile in its own words
     data = loaded.data if isinstance(loaded.data, dict) else {}
     value = data.get("wal_dir")
     if value is None:
@@ -90,15 +95,18 @@ def credit_line(root: Path, meta: Path | None, sets: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pgbench_kb.bench.placement")
-    parser.add_argument("--profile", required=True)
+    parser.add_argument("--profile")
+    parser.add_argument("--credit", action="store_true")
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--wal-dir", default=None)
     parser.add_argument("--meta", type=Path)
     parser.add_argument("--set", dest="sets", action="append", default=[])
     args, _ = parser.parse_known_args(argv)  # --mask-hostnames and the like: not ours
     try:
-        chosen = wal_dir(args.profile, args.wal_dir or None)
-        print(credit_line(args.root, args.meta, args.sets), file=sys.stderr)
+        if args.credit:
+            print(credit_line(args.root, args.meta, args.sets))
+            return 0
+        chosen = wal_dir(args.profile or "default", args.wal_dir or None)
     except KbError as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
