@@ -31,7 +31,7 @@ CASES = [
         "4: workload: unknown key 'workload' (known keys: description, scales, clients, "
         "threads, workloads, duration_s, transactions, query_modes, rates, latency_limit_ms, "
         "repeats, warmup_s, reset, log_sampling_rate, init_flags, settings, settings_sets, "
-        "seed, sessions, logged_latencies, servers)",
+        "seed, sessions, logged_latencies, servers, wal_dir)",
     ),
     (
         BASE + "transactions: 100\n",
