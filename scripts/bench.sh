@@ -790,6 +790,7 @@ main() {
   if [[ -z "$plan_only" ]]; then
     kb_runtime_open
     kb_runtime_set target "$KB_TARGET"
+    [[ -z "$KB_WAL_WORK" ]] || kb_runtime_set wal_work "$KB_WAL_WORK"
     kb_runtime_watchdog
   fi
 
