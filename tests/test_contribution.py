@@ -253,3 +253,22 @@ def test_check_changed_puts_your_files_first_and_refuses_a_smoke_run(root: Path)
     done = kb(root, "check", "--changed", "no-such-branch")
     assert done.returncode == 2
     assert done.stderr.startswith("error: --changed: no branch no-such-branch to compare with")
+
+
+def test_a_version_without_a_list_is_said_not_checked(root: Path) -> None:
+    """Issue 35: settings of a version kb has no list of are a note, not silence."""
+    done = kb(root, "import", str(OUTPUT), "--machine", "box", "--set", WHEN,
+              "--set", "postgres.version=17.2", "--set", "storage.data.filesystem=ext4",
+              "--set", "postgres.settings={shared_bufers: 8GB}")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "note: postgres.settings: settings of PostgreSQL 17 are not known to kb (it knows 15, "
+        "18); names not checked\n"
+    )
+
+
+def test_disk_roles_are_shown_on_the_machine_page() -> None:
+    from pgbench_kb.derive.hardware import _disk
+
+    disk = {"count": 2, "media": "ssd", "roles": ["data", "wal"]}
+    assert _disk(disk).endswith("for data, WAL")
