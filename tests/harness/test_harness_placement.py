@@ -5,6 +5,8 @@ recorded as storage.wal with its own path; the contributor named before anything
 from __future__ import annotations
 
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,22 @@ def test_data_on_tmpfs_is_warned_about(bench: Bench) -> None:
         for leftover in sorted(shm.rglob("*"), reverse=True):
             leftover.rmdir() if leftover.is_dir() else leftover.unlink()
         shm.rmdir()
+
+
+def test_kill_9_the_watchdog_removes_the_wal_folder(bench: Bench) -> None:
+    """The WAL folder a bench made in WAL_DIR goes with its temporary folder after kill -9."""
+    with shared_tmp("kb-harness-wal-") as wal:
+        proc = bench.start(bench.tiny(seconds=20), WAL_DIR=str(wal))
+        try:
+            work = bench.wait_for_trial(1)
+            assert list(wal.glob("pgbench-kb-wal.*")), "no WAL folder while the trial runs"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+            deadline = time.monotonic() + 20
+            while (work.exists() or list(wal.iterdir())) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not list(wal.iterdir()), "the watchdog left the WAL folder"
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=10)
