@@ -1,6 +1,6 @@
 """End to end, as a person uses it: measure with the real embedded PostgreSQL and pgbench
-(the smoke profile under another name), build the site with the real Hugo and Pagefind, and find the new run on the
-home page in real headless Chromium."""
+(the smoke profile under another name), build the site with the real Hugo and Pagefind, and
+find the new run on the home page in real headless Chromium."""
 
 from __future__ import annotations
 
