@@ -36,6 +36,11 @@ help: ## list the targets
 	@echo "    CAMPAIGN=…    the campaign profiles make campaign runs (default: all: $(CAMPAIGN))"
 	@echo "    MACHINE=SLUG  the machine's name in run files (content/hardware/SLUG.md); default:"
 	@echo "                  the host name, published with every run: set it when that must not be"
+	@echo "    META=FILE     make bench: facts the machine cannot detect (YAML, as kb import --meta)"
+	@echo "    SET=\"k=v …\"   make bench: fields of every run file, e.g. SET=\"storage.data.array.level=raid10\""
+	@echo "    WAL_DIR=DIR   make bench: keep the WAL in DIR (initdb --waldir), on the device to measure"
+	@echo "    CONTRIBUTOR=N make bench: who the runs are credited to (default: git config user.name)"
+	@echo "    BASE=BRANCH   make check: show your changes since BRANCH first (default: origin/main, else main)"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"
 	@echo "    TEST_WORKERS=N  make test's parallel workers (default: $(TEST_WORKERS))"
 	@echo "    INVENTORY=F   the Ansible inventory make fleet benchmarks (fleet/inventory.example.yml)"
@@ -50,8 +55,8 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip check --disable-pip-version-check >/dev/null
 	@touch $@
 
-bench: setup ## run a bench profile (PROFILE=…, MACHINE=…) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
-	MACHINE="$(MACHINE)" scripts/bench.sh --profile "$(PROFILE)"
+bench: setup ## run a bench profile (PROFILE=…, MACHINE=…, META=, SET=, WAL_DIR=) on a throwaway PostgreSQL; writes data/runs/ and data/raw/
+	MACHINE="$(MACHINE)" WAL_DIR="$(WAL_DIR)" CONTRIBUTOR="$(CONTRIBUTOR)" scripts/bench.sh --profile "$(PROFILE)" $(if $(META),--meta "$(META)") $(foreach s,$(SET),--set "$(s)")
 
 campaign: setup ## the measurement campaign (docs/campaign.md): each CAMPAIGN profile in turn; a quiet machine, ~7 h
 	@for name in $(CAMPAIGN); do \
@@ -63,8 +68,10 @@ fleet: setup ## run PROFILE on every server of INVENTORY with Ansible; results o
 	@test -n "$(INVENTORY)" || { echo "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml (see fleet/inventory.example.yml)" >&2; exit 2; }
 	ANSIBLE_CONFIG=fleet/ansible.cfg $(BIN)/ansible-playbook -i "$(INVENTORY)" fleet/bench.yml -e fleet_profile="$(PROFILE)"
 
-check: setup ## validate every contributed file: run files, raw files, hardware notes, other pages
-	$(BIN)/kb check
+check: setup ## validate every contributed file; your changes (since BASE: origin/main, else main) first
+	@if git rev-parse -q --verify "$(or $(BASE),origin/main)" >/dev/null 2>&1 || { test -z "$(BASE)" && git rev-parse -q --verify main >/dev/null 2>&1; }; then \
+	  echo "$(BIN)/kb check --changed $(BASE)"; $(BIN)/kb check --changed $(BASE); \
+	else echo "$(BIN)/kb check"; $(BIN)/kb check; fi
 
 site: setup ## check, derive, build with Hugo, index with Pagefind → public/
 	scripts/site.sh

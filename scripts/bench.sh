@@ -3,7 +3,7 @@
 #
 # Usage:   scripts/bench.sh [--profile NAME|FILE] [--root DIR] [--machine SLUG]
 #                           [--set KEY=VALUE]… [--meta FILE] [--database NAME] [--dsn CONNINFO]
-#                           [--mask-hostnames] [--plan]
+#                           [--wal-dir DIR] [--mask-hostnames] [--plan]
 #   --profile   scripts/profiles/NAME.yaml or a YAML path (default: default); `kb plan NAME`
 #               shows its trials, --plan shows them and stops
 #   --root      project root whose data/ receives the run files (default: this checkout)
@@ -11,6 +11,9 @@
 #               set it, or MACHINE=, when host names must not be published)
 #   --set/--meta  facts the machine cannot detect (RAID level, controller cache, battery…),
 #               passed to `kb import` and marked as declared in every run file
+#   --wal-dir   throwaway server only: keep the WAL in a folder of its own inside DIR (initdb
+#               --waldir), on the device whose WAL writes you want to measure (default: WAL_DIR=,
+#               else the profile's wal_dir:, else beside the data under TMPDIR)
 #   --database  existing server only: the database to work in (default: pgbench_kb)
 #   --dsn       existing server only: key=value connection string (no password in it)
 #   --mask-hostnames  host names left out of the run files (hostname fields null, host=,
@@ -25,6 +28,8 @@
 # stderr:  progress (trial i of n, elapsed, remaining, live tps) and errors ("error: …").
 # Checks:  --machine, --set and --meta before anything starts; each settings set and the client
 #          counts with the server binary before the server first starts.
+# Says:    at the start, who the runs are credited to (CONTRIBUTOR= sets it), where the data
+#          directory and the WAL are, and a warning when either is on tmpfs (memory).
 # Order:   every round of the profile in a seeded random order (the seed, the session and the
 #          position are in each run file, repeat.design), replicate sessions on fresh servers,
 #          server builds (profile key servers) interleaved; see docs/harness.md.
@@ -54,6 +59,7 @@ source "$KB_HERE/lib/runtime.sh"
 source "$KB_HERE/lib/quiet.sh"
 
 KB_WORK=""
+KB_WAL_WORK=""
 BENCH_CHILD=""
 BENCH_RUNS=()
 BENCH_STATUS_NOTE=""
@@ -103,6 +109,7 @@ bench_cleanup() {
     kb_server_stop
   fi
   [[ -n "${KB_KEEP_WORK:-}" ]] || { [[ -n "$KB_WORK" && -d "$KB_WORK" ]] && rm -rf "$KB_WORK"; }
+  [[ -n "${KB_KEEP_WORK:-}" ]] || { [[ -n "$KB_WAL_WORK" && -d "$KB_WAL_WORK" ]] && rm -rf "$KB_WAL_WORK"; }
   kb_runtime_close
   if ((status != 0)); then
     if ((${#BENCH_RUNS[@]})); then
@@ -374,6 +381,8 @@ bench_use_build() {
   KB_PG_BINDIR="${BUILD_BINDIR[$build]}"
   KB_SERVER_BINDIR="${BUILD_SERVER_BINDIR[$build]}"
   KB_PGDATA="${BUILD_PGDATA[$build]}"
+  KB_WAL_PATH="$KB_PGDATA/pg_wal"
+  [[ -z "$KB_WAL_WORK" ]] || KB_WAL_PATH="$KB_WAL_WORK/$(basename "$KB_PGDATA")"
   KB_TARGET="${BUILD_TARGET[$build]}"
   BENCH_SET=""
   if [[ -n "$KB_SERVER_BINDIR" ]]; then
@@ -682,16 +691,41 @@ bench_next_hint() {
   fi
 }
 
+# bench_fs_type PATH — the type of the filesystem holding PATH (tmpfs, ext4…), or "unknown".
+bench_fs_type() {
+  local type=""
+  type="$(findmnt --noheadings --output FSTYPE --target "$1" 2>/dev/null | head -n 1)" || type=""
+  [[ -n "$type" ]] || type="$(stat -f -c %T "$1" 2>/dev/null)" || type=""
+  printf '%s\n' "${type:-unknown}"
+}
+
+# bench_say_placement — where the throwaway server writes its data and its WAL, with a warning
+# when either is in memory: a bench on tmpfs measures memory, not the disk.
+bench_say_placement() {
+  local data_fs wal_fs
+  data_fs="$(bench_fs_type "$KB_PGDATA")"
+  wal_fs="$(bench_fs_type "$KB_WAL_PATH")"
+  kb_log "data directory: $KB_PGDATA ($data_fs); WAL: $KB_WAL_PATH ($wal_fs)"
+  if [[ "$data_fs" == tmpfs ]]; then
+    kb_warn "the data directory is on tmpfs (memory): this bench measures memory, not a disk;" \
+      "point TMPDIR at a folder on the disk to measure (e.g. TMPDIR=/var/tmp make bench)"
+  fi
+  if [[ "$wal_fs" == tmpfs && "$data_fs" != tmpfs ]]; then
+    kb_warn "the WAL is on tmpfs (memory): commits never wait for a disk;" \
+      "give WAL_DIR= a folder on the device to measure"
+  fi
+}
+
 main() {
   BENCH_PROFILE="default"
   BENCH_MACHINE="${MACHINE:-}"
   BENCH_ROOT="$(cd "$KB_HERE/.." && pwd)"
   BENCH_IMPORT_ARGS=()
   BENCH_MASK_HOSTNAMES="no"
-  local database="pgbench_kb" plan_only=""
+  local database="pgbench_kb" plan_only="" wal_dir="${WAL_DIR:-}"
   while (($#)); do
     case "$1" in
-      --profile | --machine | --root | --set | --meta | --database | --dsn)
+      --profile | --machine | --root | --set | --meta | --database | --dsn | --wal-dir)
         (($# >= 2)) || kb_die "$1 needs a value (see scripts/bench.sh --help)"
         ;;&
       --profile) BENCH_PROFILE="$2" ;;
@@ -700,6 +734,7 @@ main() {
       --set) BENCH_IMPORT_ARGS+=(--set "$2") ;;
       --meta) BENCH_IMPORT_ARGS+=(--meta "$(realpath -m -- "$2")") ;;
       --database) database="$2" ;;
+      --wal-dir) wal_dir="$2" ;;
       --dsn) KB_DSN="$2" ;;
       --mask-hostnames)
         BENCH_MASK_HOSTNAMES="yes"
@@ -727,9 +762,16 @@ main() {
     mkdir -p "$BENCH_ROOT" 2>/dev/null && [[ -w "$BENCH_ROOT" ]] \
       || kb_die "cannot write to the root folder '$BENCH_ROOT'"
     BENCH_ROOT="$(cd "$BENCH_ROOT" && pwd)"
+    # Who is credited: CONTRIBUTOR= unless a --set names someone.
+    if [[ -n "${CONTRIBUTOR:-}" && " ${BENCH_IMPORT_ARGS[*]} " != *" provenance.contributor="* ]]; then
+      BENCH_IMPORT_ARGS+=(--set "provenance.contributor=$CONTRIBUTOR")
+    fi
     # What a person declared is checked before anything starts, not after the first trial.
     bench_py -m pgbench_kb.bench.preflight --machine "$BENCH_MACHINE" "${BENCH_IMPORT_ARGS[@]}" \
       || exit 1
+    # Where the WAL goes: --wal-dir, WAL_DIR= or the profile's wal_dir.
+    BENCH_WAL_DIR="$(bench_py -m pgbench_kb.bench.placement --profile "$BENCH_PROFILE" \
+      --root "$BENCH_ROOT" --wal-dir "$wal_dir")" || exit 1
   fi
 
   kb_target_select "$KB_BIN/python"
@@ -741,9 +783,14 @@ main() {
   [[ -n "$plan_only" ]] || kb_runtime_sweep
   KB_WORK="$(mktemp -d "${TMPDIR:-/tmp}/pgbench-kb.XXXXXX")" \
     || kb_die "cannot create a temporary folder in ${TMPDIR:-/tmp}"
+  if [[ -n "${BENCH_WAL_DIR:-}" ]]; then
+    KB_WAL_WORK="$(mktemp -d "$BENCH_WAL_DIR/pgbench-kb-wal.XXXXXX")" \
+      || kb_die "cannot create a folder for the WAL in $BENCH_WAL_DIR"
+  fi
   if [[ -z "$plan_only" ]]; then
     kb_runtime_open
     kb_runtime_set target "$KB_TARGET"
+    [[ -z "$KB_WAL_WORK" ]] || kb_runtime_set wal_work "$KB_WAL_WORK"
     kb_runtime_watchdog
   fi
 
@@ -777,6 +824,8 @@ main() {
   kb_progress_init "${lines[@]}"
 
   if [[ "$KB_TARGET" == existing ]]; then
+    [[ -z "${BENCH_WAL_DIR:-}" ]] || kb_die "--wal-dir (WAL_DIR=, wal_dir:) places the WAL of a" \
+      "throwaway server; an existing server keeps its WAL where it is: leave it out"
     kb_target_connect_existing "$database"
     BENCH_SERVER_VERSION="$(kb_psql "$KB_BENCH_DB" "SHOW server_version_num")"
     bench_check_connections "${lines[@]}"
@@ -817,10 +866,14 @@ main() {
     bench_builds_init "${lines[@]}"
     bench_use_build "${BENCH_BUILDS[0]}"
     kb_target_isolate
-    kb_facts_host "$KB_WORK/facts/host" "data=$KB_PGDATA" "wal=$KB_PGDATA/pg_wal/"
+    bench_say_placement
+    kb_facts_host "$KB_WORK/facts/host" "data=$KB_PGDATA" "wal=$KB_WAL_PATH/"
     BENCH_CLIENT_IS_SERVER="yes"
   fi
 
+  # Who is credited, said as the trials start (CONTRIBUTOR= or --set changes it).
+  kb_log "$(bench_py -m pgbench_kb.bench.placement --credit --root "$BENCH_ROOT" \
+    "${BENCH_IMPORT_ARGS[@]}")"
   local line session current=""
   local -a in_session
   for line in "${lines[@]}"; do

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pgbench_kb.runs.check import check_paths, format_report
-from pgbench_kb.runs.importer import _problems_error
+from pgbench_kb.runs.import_declared import located_problems
 from pgbench_kb.runs.runfile import load_yaml_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,9 @@ def test_import_refuses_to_overwrite(root: Path) -> None:
         (
             ["--machine", "box", "--set", WHEN, "--set", "origin=transcribed"],
             "error: provenance.source.title: missing; give it with "
-            "--set provenance.source.title=… (or a source: section in --meta)\n",
+            "--set provenance.source.title=… (or a source: section in --meta)\n"
+            "error: provenance.source.kind: missing; give it with "
+            "--set provenance.source.kind=… (or a source: section in --meta)\n",
         ),
         (
             ["--machine", "Box!", "--set", WHEN],
@@ -136,13 +138,15 @@ def test_import_refuses_to_overwrite(root: Path) -> None:
         ),
         (
             ["--machine", "box", "--set", WHEN, "--set", "benchmark.threads=9"],
-            "error: benchmark.threads: 2 problems: benchmark.threads: 9 threads for 4 clients; "
-            "pgbench needs threads ≤ clients; benchmark.threads: 9 but the raw output says 2\n",
+            "error: benchmark.threads: 9 threads for 4 clients; pgbench needs threads ≤ clients\n"
+            "error: benchmark.threads: 9 but the raw output says 2\n",
         ),
         (
             ["--machine", "box", "--set", "nonsense"],
             "error: --set: --set 'nonsense' is not KEY=VALUE "
-            "(write it as --set storage.data.array.level=raid10)\n",
+            "(write it as --set storage.data.array.level=raid10)\n"
+            "error: provenance.recorded_at: missing; give it with "
+            "--set provenance.recorded_at=2026-11-22T10:00:00Z, when the run was made\n",
         ),
     ],
     ids=["machine", "recorded-at", "source", "slug", "enum", "unknown", "rule", "set-syntax"],
@@ -268,9 +272,13 @@ def test_a_machine_without_a_note_is_imported_with_advice(root: Path) -> None:
     assert done.returncode == 0
     assert done.stdout == f"{root / RUN}\n"
     assert done.stderr == (
-        "note: content/hardware/box.md does not exist yet: describe the machine there before "
+        "note: content/hardware/box.md did not exist: kb import started a draft (draft_note: "
+        "true); describe the machine there — disks and their roles, controller, cache — before "
         "`make check` (see CONTRIBUTING.md)\n"
     )
+    note = (root / "content" / "hardware" / "box.md").read_text(encoding="utf-8")
+    assert "started by `kb import` for output imported by hand" in note
+    assert "draft_note: true" in note
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,8 +359,9 @@ def test_wrong_set_values_are_one_line_errors_not_tracebacks(
     done = kb(root, str(OUTPUT), *DRY, "--set", value)
     assert done.returncode == 1
     assert done.stdout == ""
-    line = done.stderr.removesuffix("\n")
-    assert "\n" not in line and "Traceback" not in line
+    assert "Traceback" not in done.stderr
+    assert all(line.startswith("error: ") for line in done.stderr.splitlines())
+    line = done.stderr.splitlines()[0]
     date_hint = " (write an ISO 8601 date or time"
     assert line.split(date_hint)[0] == f"error: {message}"
 
@@ -362,13 +371,13 @@ def test_wrong_meta_value_names_the_meta_file_and_line(root: Path) -> None:
     and the line the value is on."""
     meta = root / "meta.yaml"
     meta.write_text("provenance:\n  contributor: me\nbenchmark:\n  workload: 5\n", encoding="utf-8")
-    done = kb(root, str(OUTPUT), *DRY, "--meta", str(meta))
+    done = kb(root, str(OUTPUT), *DRY, "--meta", str(meta), *MEASURED)
     assert (done.returncode, done.stderr) == (
         1,
         f"error: {meta}:4: benchmark.workload: expected a mapping, got 5\n",
     )
     meta.write_text("benchmark:\n  clients: " + "9" * 5000 + "\n", encoding="utf-8")
-    done = kb(root, str(OUTPUT), *DRY, "--meta", str(meta))
+    done = kb(root, str(OUTPUT), *DRY, "--meta", str(meta), *MEASURED)
     assert done.stderr == (
         f"error: {meta}:2: benchmark.clients: a number 5000 characters long is not a figure "
         "(write the figure itself, or quote it if it is text)\n"
@@ -477,7 +486,7 @@ def test_meta_year_as_number_is_told_to_quote_it(root: Path) -> None:
     """In a --meta file, recorded_at: 2006 is a number; the error says to quote it."""
     meta = root / "meta.yaml"
     meta.write_text("provenance:\n  recorded_at: 2006\n", encoding="utf-8")
-    done = kb(root, str(OUTPUT), "--machine", "box", "--meta", str(meta))
+    done = kb(root, str(OUTPUT), "--machine", "box", "--meta", str(meta), *MEASURED)
     assert done.stderr == (
         f"error: {meta}:2: provenance.recorded_at: expected text, got 2006 (quote it to make "
         "it text: '2006')\n"
@@ -562,16 +571,16 @@ def test_a_set_value_that_breaks_another_field_is_named_with_every_problem(root:
     done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN, "--set", "results.tps=9999")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        "error: results.tps: 2 problems: results.transactions_processed: 26402 transactions in "
-        "6 s do not match tps 9999 (expected about 59994, 56% off) (check the results.tps you "
-        "gave); results.tps: 9999 but the raw output says 4399.842018\n"
+        "error: results.transactions_processed: 26402 transactions in 6 s do not match tps 9999 "
+        "(expected about 59994, 56% off) (check the results.tps you gave)\n"
+        "error: results.tps: 9999 but the raw output says 4399.842018\n"
     )
     assert files(root) == ["content/hardware/box.md"]
 
 
 def test_one_problem_on_another_field_names_the_fields_given() -> None:
-    """Issue 8: a single problem that shows on a field the person did not give names the
-    given fields it involves; one on a given field is reported as it is."""
+    """Issue 8: a problem that shows on a field the person did not give names the given fields
+    it involves; one on a given field is reported as it is."""
     found = [
         (
             "results.transactions_processed",
@@ -579,12 +588,12 @@ def test_one_problem_on_another_field_names_the_fields_given() -> None:
             ("results.tps", "benchmark.duration_s"),
         )
     ]
-    error = _problems_error(found, ["machine", "results.tps"])
+    [error] = located_problems(found, ["machine", "results.tps"])
     assert str(error) == (
-        "results.tps: does not fit the rest of the run: results.transactions_processed: 100 "
-        "transactions in 60 s do not match tps 100 (check the results.tps you gave)"
+        "results.transactions_processed: 100 transactions in 60 s do not match tps 100 "
+        "(check the results.tps you gave)"
     )
-    error = _problems_error(found, ["results.transactions_processed", "results.tps"])
+    [error] = located_problems(found, ["results.transactions_processed", "results.tps"])
     assert str(error) == (
         "results.transactions_processed: 100 transactions in 60 s do not match tps 100"
     )
@@ -596,14 +605,15 @@ def test_a_measured_run_by_hand_says_how_to_give_what_it_must_carry(root: Path) 
     done = kb(root, str(OUTPUT), "--machine", "box", "--set", WHEN, measured=False)
     assert done.returncode == 1
     assert done.stderr == (
-        "error: postgres.version: 3 problems: postgres.version: missing: a measured run names "
-        "its PostgreSQL version: the harness records it; by hand give --set "
-        "postgres.version=17.2 (what SHOW server_version says); postgres.settings: missing: a "
-        "measured run lists every setting not at its default ({} when all are defaults): the "
-        "harness records them; by hand give --set postgres.settings.shared_buffers=1GB for "
-        "each, or --set 'postgres.settings={}'; storage.data: missing: a measured run says what "
-        "its data was stored on: the harness records the volume; by hand give at least --set "
-        "storage.data.array.media=ssd (or storage.data.filesystem=ext4; level, disks and rpm "
+        "error: postgres.version: missing: a measured run names its PostgreSQL version: the "
+        "harness records it; by hand give --set postgres.version=17.2 (what SHOW "
+        "server_version says)\n"
+        "error: postgres.settings: missing: a measured run lists every setting not at its "
+        "default ({} when all are defaults): the harness records them; by hand give --set "
+        "postgres.settings.shared_buffers=1GB for each, or --set 'postgres.settings={}'\n"
+        "error: storage.data: missing: a measured run says what its data was stored on: the "
+        "harness records the volume; by hand give at least --set storage.data.array.media=ssd "
+        "(or storage.data.filesystem=ext4; level, disks and rpm "
         "when known)\n"
     )
     assert files(root) == ["content/hardware/box.md"]

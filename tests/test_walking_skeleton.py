@@ -1,9 +1,10 @@
 """End to end, as a person uses it: measure with the real embedded PostgreSQL and pgbench
-(smoke profile), build the site with the real Hugo and Pagefind, and find the new run on the
-home page in real headless Chromium."""
+(the smoke profile under another name), build the site with the real Hugo and Pagefind, and
+find the new run on the home page in real headless Chromium."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 
 import pytest
@@ -16,11 +17,15 @@ pytestmark = [pytest.mark.postgres, pytest.mark.site, pytest.mark.browser]
 
 
 def test_bench_then_site_shows_the_run_just_measured(project_root, browser):
+    # The smoke profile under another name: a smoke run is not a result, and the home page
+    # lists none (issue 35); this test is about a result reaching the home page.
+    tiny = project_root / "tiny.yaml"
+    shutil.copy2(REPO / "scripts" / "profiles" / "smoke.yaml", tiny)
     bench = subprocess.run(
         [
             str(REPO / "scripts" / "bench.sh"),
             "--profile",
-            "smoke",
+            str(tiny),
             "--root",
             str(project_root),
             "--machine",

@@ -7,7 +7,7 @@
 # Contract: source it (after common.sh and server.sh); functions only, prefix kb_runtime_.
 # Folder:   ${XDG_RUNTIME_DIR:-/tmp}/pgbench-kb-UID (mode 0700, refused when it is not ours),
 #           one file bench-PID.tsv per running bench: "key<TAB>value" lines (pid, starttime,
-#           work, pgdata, bindir, server_user, target, database, token).
+#           work, wal_work, pgdata, bindir, server_user, target, database, token).
 # Sets:     KB_RUNTIME_DIR, KB_RUNTIME_FILE, KB_WATCHDOG_PID.
 # stderr:   one line per earlier bench whose leftovers were removed.
 
@@ -110,6 +110,11 @@ kb_runtime_reap() {
   fi
   if [[ -n "$work" && -d "$work" && "$(basename "$work")" == pgbench-kb.* ]]; then
     rm -rf "$work" && did+=("removed $work")
+  fi
+  local wal_work
+  wal_work="$(kb_runtime_get "$file" wal_work)"
+  if [[ -n "$wal_work" && -d "$wal_work" && "$(basename "$wal_work")" == pgbench-kb-wal.* ]]; then
+    rm -rf "$wal_work" && did+=("removed $wal_work")
   fi
   rm -f "$file" "$file.watchdog"
   local IFS=,

@@ -5,9 +5,12 @@
 #
 # Contract: source it (after common.sh); functions only, prefix kb_server_.
 # Inputs:   KB_PG_BINDIR (server binaries), KB_WORK (the bench's temporary folder, removed by the
-#           caller's trap), KB_SERVER_OS_USER (default pgbench-kb: the OS user that runs the
-#           server when the bench runs as root; PostgreSQL refuses to run as root).
-# Sets:     KB_PGDATA, KB_SOCKET_DIR, KB_PGPORT, KB_SERVER_LOG, KB_SERVER_USER (who runs it),
+#           caller's trap), KB_WAL_WORK (optional: a folder, removed by the caller's trap, where
+#           each cluster keeps its WAL, initdb --waldir), KB_SERVER_OS_USER (default
+#           pgbench-kb: the OS user that runs the server when the bench runs as root;
+#           PostgreSQL refuses to run as root).
+# Sets:     KB_PGDATA, KB_WAL_PATH (the cluster's pg_wal, or its --waldir), KB_SOCKET_DIR,
+#           KB_PGPORT, KB_SERVER_LOG, KB_SERVER_USER (who runs it),
 #           KB_SERVER_BINDIR (initdb, pg_ctl, postgres as the server's user runs them: KB_PG_BINDIR,
 #           or a private copy of its installation when that user cannot reach it).
 # Failure:  kb_die with the reason and the last lines of the server's own log.
@@ -93,9 +96,20 @@ kb_server_link_tree() {
 }
 
 # kb_server_init [PGDATA] — initdb a new cluster in PGDATA (default $KB_WORK/pgdata; socket in
-# $KB_WORK/socket). A bench that interleaves several server builds has a cluster for each.
+# $KB_WORK/socket). A bench that interleaves several server builds has a cluster for each. With
+# KB_WAL_WORK set, the cluster's WAL is KB_WAL_WORK/<name of PGDATA> (initdb --waldir), made
+# afresh each time.
 kb_server_init() {
   KB_PGDATA="${1:-$KB_WORK/pgdata}"
+  KB_WAL_PATH="$KB_PGDATA/pg_wal"
+  local -a waldir=()
+  if [[ -n "${KB_WAL_WORK:-}" ]]; then
+    KB_WAL_PATH="$KB_WAL_WORK/$(basename "$KB_PGDATA")"
+    rm -rf "$KB_WAL_PATH"
+    mkdir -p "$KB_WAL_PATH"
+    chmod 700 "$KB_WAL_PATH"
+    waldir=(--waldir "$KB_WAL_PATH")
+  fi
   KB_SOCKET_DIR="$KB_WORK/socket"
   KB_PGPORT="${KB_PGPORT:-5432}"
   KB_SERVER_LOG="$KB_WORK/log/server.log"
@@ -105,13 +119,20 @@ kb_server_init() {
   if [[ "$(id -u)" == 0 ]]; then
     chmod 711 "$KB_WORK"
     chown "$KB_SERVER_OS_USER" "$KB_PGDATA" "$KB_SOCKET_DIR" "$KB_WORK/log"
+    if ((${#waldir[@]})); then
+      chmod 711 "$KB_WAL_WORK"
+      chown "$KB_SERVER_OS_USER" "$KB_WAL_PATH"
+      kb_server_as_owner test -w "$KB_WAL_PATH" \
+        || kb_die "the server user '$KB_SERVER_OS_USER' cannot reach $KB_WAL_PATH (a parent" \
+          "folder is not searchable by other users): give WAL_DIR a folder it can reach"
+    fi
     kb_server_as_owner test -w "$KB_PGDATA" \
       || kb_die "the server user '$KB_SERVER_OS_USER' cannot reach $KB_WORK (a parent folder" \
         "is not searchable by other users): point TMPDIR at a folder it can reach, e.g. /tmp"
   fi
   [[ -n "$KB_SERVER_BINDIR" ]] || kb_server_reach_binaries
   local -a initdb_cmd=("$KB_SERVER_BINDIR/initdb" -D "$KB_PGDATA" -U postgres --auth=trust
-    --encoding=UTF8 --locale=C --no-instructions)
+    --encoding=UTF8 --locale=C --no-instructions "${waldir[@]}")
   if ! kb_server_as_owner "${initdb_cmd[@]}" >"$KB_WORK/initdb.log" 2>&1; then
     if grep -qi "no space left on device" "$KB_WORK/initdb.log"; then
       kb_die "the disk holding the server's files is full ($(kb_free_mb "$KB_WORK") MB free in" \

@@ -1,7 +1,8 @@
 """The ``kb`` command line: the only module that talks to a terminal.
 
 Each command is a small function that takes the parsed arguments and returns an exit status.
-Domain errors (``KbError``) become one ``error: …`` line on stderr and the error's exit status;
+Domain errors (``KbError``) become one ``error: …`` line on stderr (one per problem when an
+import finds several) and the error's exit status;
 nothing else is caught, so a bug still shows its traceback.
 """
 
@@ -103,6 +104,14 @@ def _configure_import(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave host names out (null) and list them in provenance.masked",
     )
+    p.add_argument(
+        "--settings-from",
+        type=Path,
+        metavar="FILE",
+        help="the server's settings from psql's SHOW ALL output (aligned or -A unaligned) or "
+        "its postgresql.conf; those not at their default are recorded, e.g. "
+        "psql -c 'SHOW ALL' > settings.txt; kb import out.txt --settings-from settings.txt",
+    )
 
 
 def _run_import(args: argparse.Namespace) -> int:
@@ -123,6 +132,7 @@ def _run_import(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         log_paths=args.logs,
         mask_hostnames=args.mask_hostnames,
+        settings_from=args.settings_from,
         stdin=sys.stdin,
         stdout=sys.stdout,
     )
@@ -152,6 +162,16 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="worker processes (default: one per CPU when there are many files)",
+    )
+    p.add_argument(
+        "--changed",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="BASE",
+        help="show the problems of the files changed since BASE first, and only count the "
+        "warnings of the others; BASE defaults to origin/main, else main "
+        "(e.g. kb check --changed, or kb check --changed upstream/main)",
     )
 
 
@@ -194,7 +214,18 @@ def _documents() -> tuple[DocumentKind, ...]:
 def _run_check(args: argparse.Namespace) -> int:
     from pgbench_kb.runs.check import check_paths, format_report
 
+    changed = None
+    if args.changed is not None:
+        from pgbench_kb.runs.check.changed import changed_files
+
+        changed = changed_files(args.root, args.changed or None)
     report = check_paths(args.paths, root=args.root, jobs=args.jobs, documents=_documents())
+    if changed is not None:
+        from pgbench_kb.runs.check.changed import format_changed
+
+        text, failed = format_changed(report, changed)
+        sys.stdout.write(text)
+        return 1 if failed else 0
     sys.stdout.write(format_report(report))
     return 1 if report.errors else 0
 
@@ -665,7 +696,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KbError as exc:
         from pgbench_kb.runs.check import one_line
 
-        print(f"error: {one_line(str(exc), 1000)}", file=sys.stderr)
+        for problem in getattr(exc, "problems", [exc]):
+            print(f"error: {one_line(str(problem), 1000)}", file=sys.stderr)
         return exc.exit_status
     except BrokenPipeError:
         return 0

@@ -90,3 +90,12 @@ class RenderError(KbError):
 
 class WorkerLost(KbError):
     """A worker process ended before it had sent what it was doing (killed, out of memory)."""
+
+
+class ImportProblems(RunImportError):
+    """Every problem of one import at once, each a located ``RunImportError``. ``str()`` joins
+    them; the CLI prints one ``error: …`` line per problem."""
+
+    def __init__(self, problems: list[KbError]) -> None:
+        super().__init__(f"{len(problems)} problems: " + "; ".join(str(p) for p in problems))
+        self.problems = list(problems)

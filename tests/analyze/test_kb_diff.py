@@ -116,3 +116,18 @@ def test_invented_transcribed_runs_on_a_new_machine_are_flagged(tmp_path: Path):
     looks = "\n".join(json.loads(done.stdout)["look_at"])
     assert "2017-invented-box-tpcb-like-s5000-c100-aaaa0001: transcribed figures without" in looks
     assert "new machine invented-box: no hardware note" in looks
+
+
+def test_no_new_comparison_says_why(tmp_path: Path):
+    """Regression (issue 35): kb diff said "0 comparison(s) new" without saying why; one
+    configuration of a new machine has nothing of its own to be compared with."""
+    root = copy_day_one(tmp_path / "root")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    write_planted(root, (Planted("pr-alone", 1000, n=3),))
+    done = run_kb("diff", "main", "--root", str(root))
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("3 run(s) added, 0 changed, 0 removed; 0 comparison(s) new (because ")
+    assert "no other configuration of this machine to compare with" in first

@@ -599,3 +599,16 @@ def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
         "session 20261127T104153Z",
         "session 20261127T112406Z",
     ]
+
+
+def test_a_smoke_run_is_no_result_on_the_site(derived: Path):
+    """Regression (issue 35): a 3-second, scale-2 smoke run showed on the home page's latest
+    runs as "1,951 tps". Its page stays, labelled; the home page, the explorer and the feed
+    leave it out."""
+    smoke = "20261122T101500Z-ci-box-tpcb-like-s2-c4-1f3a9c2e"
+    home = json.loads((derived / "data" / "home.json").read_text(encoding="utf-8"))
+    assert home["recent"] and all(str(r["id"]) != smoke for r in home["recent"])
+    explorer = (derived / "content" / "results" / "_index.md").read_text(encoding="utf-8")
+    assert "ci-box" in (derived / "content" / "runs" / f"{smoke}.md").read_text(encoding="utf-8")
+    assert smoke not in explorer
+    assert smoke not in (derived / "static" / "feed.xml").read_text(encoding="utf-8")

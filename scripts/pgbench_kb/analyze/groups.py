@@ -209,6 +209,8 @@ def exclusion(run: RunRecord) -> str | None:
         return "the run aborted (results.aborted), so its figures cover part of it"
     if run.disturbed:
         return f"measured on a busy machine (machine_load.disturbed): {run.disturbed}"
+    if run.smoke:
+        return "a smoke run (bench profile smoke): it shows the harness works, it is not a result"
     return None
 
 

@@ -24,6 +24,7 @@ from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
 from pgbench_kb.runs.files import run_files
 from pgbench_kb.runs.runfile import RUNS_DIR, read_run
+from pgbench_kb.runs.tryout import is_smoke
 
 PARALLEL_FROM = 400
 #: Parts of a run file the analysis never reads (the fast reader skips them unparsed).
@@ -64,6 +65,8 @@ class RunRecord:
     #: Why the harness marked the run as measured on a busy machine (``machine_load.disturbed``
     #: with its reasons), or None: quiet, not judged, or not recorded.
     disturbed: str | None = None
+    #: A smoke run of the harness (``runs.tryout``): not a result, in no group.
+    smoke: bool = False
 
 
 def key(value: Any) -> Any:
@@ -168,6 +171,7 @@ def record_of(data: dict[str, Any], path: str) -> RunRecord:
         aborted=results.get("aborted") is True,
         series=run_facts(data),
         disturbed=disturbed_reason(data.get("machine_load")),
+        smoke=is_smoke(data),
     )
     for dotted, value in flat.items():
         if dotted == "benchmark.other_flags":

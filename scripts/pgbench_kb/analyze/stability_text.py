@@ -54,10 +54,13 @@ def series_text(analysis: Mapping[str, Any]) -> str:
         if checkpoints.get("times_from") and count:
             parts.append(_stalls_beside_checkpoints(analysis["stalls"]))
     rules = analysis["sustained"]
-    parts.append(
-        "TPC-E sustained throughput: 10-minute windows ±20% "
-        f"{RULE_TEXT[rules['10min']['verdict']]}, 1-hour windows ±2% "
-        f"{RULE_TEXT[rules['1h']['verdict']]}"
-    )
+    # A series shorter than a window says nothing of the TPC-E rules. Regression (issue 35): a
+    # 3 s run's page discussed 10-minute windows.
+    if rules["10min"]["verdict"] != "too_short_to_judge":
+        parts.append(
+            "TPC-E sustained throughput: 10-minute windows ±20% "
+            f"{RULE_TEXT[rules['10min']['verdict']]}, 1-hour windows ±2% "
+            f"{RULE_TEXT[rules['1h']['verdict']]}"
+        )
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."

@@ -152,7 +152,7 @@ def write_explorer(
             tps_raw=row["tps"], spread="", cv=None, facets=facets.get(str(row["id"])) or {},
         )
         for row in rows
-        if str(row["id"]) not in in_group
+        if str(row["id"]) not in in_group and not row.get("smoke")  # smoke runs: no result
     ]  # fmt: skip
     explorer.sort(key=lambda e: (str(e["machine"]), str(e["title"]), str(e["url"])))
     site.page(

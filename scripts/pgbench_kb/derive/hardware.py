@@ -31,8 +31,19 @@ def _disk(disk: dict[str, Any]) -> str:
         media,
         f"{fmt.figure(disk['rpm'])} rpm" if disk.get("rpm") else None,
         f"({disk['interface']})" if disk.get("interface") else None,
+        _roles(disk.get("roles")),
     ]
     return " ".join(str(p) for p in parts if p)
+
+
+ROLE_NAMES = {"data": "data", "wal": "WAL", "os": "operating system", "other": "other"}
+
+
+def _roles(roles: Any) -> str | None:
+    """``for data, WAL`` from a disk group's roles (what it holds), or None when not said."""
+    if not isinstance(roles, list) or not roles:
+        return None
+    return "for " + ", ".join(ROLE_NAMES.get(str(r), str(r)) for r in roles)
 
 
 def spec_rows(front: dict[str, Any]) -> list[dict[str, str]]:

@@ -90,7 +90,7 @@ def write_lists(
     site.data(
         "home",
         {
-            "recent": [table_row(r) for r in rows[:HOME_RECENT]],
+            "recent": [table_row(r) for r in [r for r in rows if not r.get("smoke")][:HOME_RECENT]],
             "findings": findings,
             "answers": [
                 {"label": a["label"], "title": a["title"], "url": a["url"], "lead": a["lead"]}

@@ -25,6 +25,7 @@ from pgbench_kb.derive.setup_text import (
     short_storage,
 )
 from pgbench_kb.errors import KbError
+from pgbench_kb.runs import tryout
 from pgbench_kb.runs.runfile import MAX_RAW_OUTPUT_BYTES, contributed_path, read_bytes_bounded
 
 SCHEMA = Path(__file__).resolve().parents[1] / "runs" / "schemas" / "run.schema.json"
@@ -247,6 +248,10 @@ def field_descriptions() -> dict[str, str]:
     return {k: labels.readable(v) for k, v in sorted(schema_descriptions().items())}
 
 
+def _quoted(name: Any) -> str | None:
+    return f"“{name}”" if name else None
+
+
 def split_settings(
     settings: dict[str, Any] | None, block_size: Any = None
 ) -> dict[str, list[dict[str, str]]]:
@@ -424,6 +429,8 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "latency_avg_ms": results.get("latency_avg_ms"),
         "statistic": describe_statistic(results),
         "group": _get(run, "repeat.group"),
+        "smoke": tryout.is_smoke(run),
+        "label": tryout.label(run),
     }
     row["tps_shown"] = fmt.figure(row["tps"]) if row["tps"] is not None else None
     row["latency_shown"] = fmt.figure(row["latency_avg_ms"])
@@ -452,6 +459,9 @@ def figures(run: dict[str, Any], row: dict[str, Any]) -> list[dict[str, str]]:
         if value is not None:
             shown.append({"label": label, "value": value, "note": note or ""})
 
+    if row.get("label"):
+        kind, _, why = str(row["label"]).partition(": ")
+        add("Kind of run", kind, why)
     add("Throughput", fmt.tps(row["tps"]) or "not reported", row["statistic"])
     add("Including connection time", fmt.tps(results.get("tps_including_connections")))
     spread = sample_spread(results)
@@ -497,7 +507,11 @@ def setup(run: dict[str, Any], row: dict[str, Any]) -> list[dict[str, str]]:
         ("Operating system", row["os"]),
         ("PostgreSQL", version),
         ("Build", build.get("source")),
-        ("Settings", row["settings_profile"]),
+        # The name of the set of settings the bench or source compared ('defaults' is the
+        # bench profile's set without changes), never a claim about the settings themselves:
+        # the settings section lists those. Regression (issue 35): "Settings: defaults" stood
+        # beside "Settings that differ from PostgreSQL's defaults".
+        ("Settings set compared", _quoted(row["settings_profile"])),
         ("Workload", workload),
         ("Command", bench.get("command")),
     ]

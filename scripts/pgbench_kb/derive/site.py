@@ -116,7 +116,8 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         write_explorer(site, rows_by_date, placed, known, facets)
         answers = build_answers(known, placed, root)
         write_answers(site, answers)
-        site.static("feed.xml", feed_text(rows_by_date, answers, history))
+        results = [r for r in rows_by_date if not r.get("smoke")]  # smoke runs: no result
+        site.static("feed.xml", feed_text(results, answers, history))
         write_lists(site, rows_by_date, placed, known, history, answers)
         write_downloads(site, rows_by_date)
         # Written while the workers end the second pass (none of it needs the pages' texts);

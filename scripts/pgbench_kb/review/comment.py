@@ -86,9 +86,12 @@ def _parts(d: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 def summary_line(d: dict[str, Any]) -> str:
     runs, comparisons = d["runs"], d["comparisons"]
+    why = d.get("why_no_new_comparison") or []
+    because = f" (because {'; '.join(why)})" if why else ""
     return (
         f"{runs['added']} run(s) added, {runs['changed']} changed, {runs['removed']} removed; "
-        f"{len(comparisons['added'])} comparison(s) new, {len(comparisons['changed'])} changed, "
+        f"{len(comparisons['added'])} comparison(s) new{because}, "
+        f"{len(comparisons['changed'])} changed, "
         f"{len(comparisons['removed'])} removed; {len(d['verdicts_flipped'])} verdict(s) flip; "
         f"{len(d['key_findings']['added'])} key finding(s) new"
     )

@@ -30,6 +30,7 @@ from pgbench_kb.errors import KbError, UsageError
 from pgbench_kb.review.tree import extract
 from pgbench_kb.runs.files import note_files, run_files
 from pgbench_kb.runs.runfile import HARDWARE_DIR, RUNS_DIR, read_run
+from pgbench_kb.runs.tryout import is_smoke
 
 #: The name the project's own runs are signed with: a pull request signing so is flagged.
 MAINTAINERS = "pgbench-kb maintainers"
@@ -104,6 +105,7 @@ def _runs_of(root: Path) -> dict[str, dict[str, Any]]:
             "raw": bool(data.get("raw")),
             "tps": results.get("tps"),
             "digest": hashlib.sha256(text.encode()).hexdigest(),
+            "smoke": is_smoke(data),
         }
     return out
 
@@ -231,6 +233,9 @@ def diff_sides(base: Side, head: Side) -> dict[str, Any]:
         "claims_changed": claims,
         "new_check_messages": sorted(head.warnings - base.warnings),
         "look_at": _flags(base, head, added, key_added),
+        "why_no_new_comparison": []
+        if comparisons["added"] or not added
+        else _why_no_comparison(head, added),
     }
 
 
@@ -265,6 +270,34 @@ def _new_groups(base: Side, head: Side) -> list[dict[str, Any]]:
         for g in sorted(head.knowledge["groups"], key=lambda g: g["id"])
         if old.get(g["id"]) != sorted(g["runs"])
     ]
+
+
+def _why_no_comparison(head: Side, added: list[str]) -> list[str]:
+    """Why runs were added and no comparison is new, machine by machine (issue 35: "0
+    comparison(s) new" said nothing more)."""
+    reasons = []
+    smoke = [r for r in added if head.runs[r].get("smoke")]
+    if smoke:
+        reasons.append(
+            f"{len(smoke)} of the added runs are smoke runs, which no group or comparison uses"
+        )
+    grouped = {r: g["id"] for g in head.knowledge["groups"] for r in g["runs"]}
+    for machine in sorted({head.runs[r]["machine"] for r in added if r not in smoke}):
+        configurations = {
+            gid for rid, gid in grouped.items() if head.runs.get(rid, {}).get("machine") == machine
+        }
+        if len(configurations) <= 1:
+            reasons.append(
+                f"{machine}: no other configuration of this machine to compare with (a "
+                "comparison sets two configurations of one machine side by side)"
+            )
+        else:
+            reasons.append(
+                f"{machine}: the added runs joined configurations already compared, or differ "
+                "from the machine's others in more than one field (kb compare --machine "
+                f"{machine})"
+            )
+    return reasons
 
 
 def _flags(base: Side, head: Side, added: list[str], new_key: list[str]) -> list[str]:

@@ -20,10 +20,10 @@ def file_stamp(path: str | Path) -> tuple[int, int, int] | None:
 
 
 def code_fingerprint() -> str:
-    """A digest of the package's code and schemas: new code, new results."""
+    """A digest of the package's code, schemas and settings lists: new code, new results."""
     digest = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*")):
-        if path.suffix in {".py", ".json"} and "__pycache__" not in path.parts:
+        if path.suffix in {".py", ".json", ".tsv"} and "__pycache__" not in path.parts:
             digest.update(path.relative_to(PACKAGE).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()

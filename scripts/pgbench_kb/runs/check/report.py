@@ -19,7 +19,7 @@ class Finding:
     def __str__(self) -> str:
         path = one_line(self.path, MAX_SHOWN_CHARS)
         where = path if self.line is None else f"{path}:{self.line}"
-        label = "" if self.severity == "error" else "warning: "
+        label = "" if self.severity == "error" else f"{self.severity}: "
         field = one_line(self.field, MAX_SHOWN_CHARS)
         return f"{where}: {field}: {label}{one_line(self.message, 4 * MAX_SHOWN_CHARS)}"
 
@@ -98,9 +98,33 @@ class Report:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "warning"]
 
+    @property
+    def notes_found(self) -> list[Finding]:
+        """Notes: what kb could not check (not problems; not counted)."""
+        return [f for f in self.findings if f.severity == "note"]
+
+
+def note_lines(notes: list[Finding]) -> list[str]:
+    """Notes, one line per distinct message: located when one file has it, counted when many."""
+    by_message: dict[str, list[Finding]] = {}
+    for note in notes:
+        by_message.setdefault(note.message, []).append(note)
+    lines = []
+    for message, found in by_message.items():
+        if len(found) == 1:
+            lines.append(str(found[0]))
+        else:
+            shown = one_line(found[0].path, MAX_SHOWN_CHARS)
+            lines.append(
+                f"note: {found[0].field}: {one_line(message, 4 * MAX_SHOWN_CHARS)}: "
+                f"{len(found)} files (first: {shown})"
+            )
+    return lines
+
 
 def format_report(report: Report) -> str:
-    lines = [str(f) for f in report.findings]
+    lines = [str(f) for f in report.findings if f.severity != "note"]
+    lines += note_lines(report.notes_found)
     counted = [f"{report.runs} run file(s)", f"{report.notes} hardware note(s)"]
     if report.pages:
         counted.append(f"{report.pages} other page(s)")

@@ -29,8 +29,10 @@ from pgbench_kb.runs.check.provenance import (
 from pgbench_kb.runs.check.raw import raw_issues, with_hint
 from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
+from pgbench_kb.runs.check.settings import rules_settings
 from pgbench_kb.runs.check.storage import rules_storage
 from pgbench_kb.runs.check.text import maintainers_issue, rules_text
+from pgbench_kb.runs.check.tryout import rules_tryout
 from pgbench_kb.runs.check.values import dotted_get
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
@@ -55,6 +57,8 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_machine_load(run),
         *rules_checkpoints(run),
         *rules_text(run),
+        *rules_settings(run),
+        *rules_tryout(run),
     ]
 
 
