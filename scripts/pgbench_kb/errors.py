@@ -1,6 +1,6 @@
 """Domain errors of pgbench-kb.
 
-Every expected failure is raised as a subclass of ``KbError``. The CLI (``cli.py``) is the only
+Every expected failure is raised as a subclass of ``KbError``. The CLI (``cli/``) is the only
 place that turns them into the one-line message a person sees::
 
     error: data/runs/2026/x.yaml:12: results.tps: expected a number, got 'fast' (write it as 123.4)

@@ -14,7 +14,7 @@ import pytest
 from kbtest import assert_golden
 from pgbench_kb.derive import charts
 from pgbench_kb.derive import checkpoints as marks
-from pgbench_kb.derive.runpage import (
+from pgbench_kb.derive.run_view import (
     describe_percentile_source,
     major_version,
     ordered_percentiles,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pgbench_kb.derive.downloads import CSV_FIELDS, csv_cell, csv_text
-from pgbench_kb.derive.runpage import run_row
+from pgbench_kb.derive.run_view import run_row
 from pgbench_kb.runs.runfile import load_yaml_file
 
 FIXTURE = Path(__file__).parent / "fixtures" / "measured-example.yaml"

@@ -9,7 +9,7 @@ import pytest
 
 from pgbench_kb.derive.gitlog import summary
 from pgbench_kb.derive.labels import conf_line, field_label, readable, value_words
-from pgbench_kb.derive.runpage import SCHEMA
+from pgbench_kb.derive.run_view import SCHEMA
 
 
 @pytest.mark.parametrize(

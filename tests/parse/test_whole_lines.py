@@ -218,7 +218,7 @@ def test_bug_exit_on_abort_was_reported_as_not_run() -> None:
 def test_exit_on_abort_through_the_cli() -> None:
     path = FIXTURES / "pg18-tap-exit-on-abort.txt"
     run = subprocess.run(
-        [sys.executable, "-m", "pgbench_kb.cli", "parse", str(path)],
+        [sys.executable, "-m", "pgbench_kb", "parse", str(path)],
         capture_output=True,
         text=True,
         check=False,

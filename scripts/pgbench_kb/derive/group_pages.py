@@ -9,7 +9,7 @@ from typing import Any
 from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import (
     knowledge,
-    runpage,
+    run_view,
 )
 from pgbench_kb.derive.comparison_pages import (
     SPLIT_FROM,
@@ -170,7 +170,7 @@ def write_group(
                     {"label": "Machine", "value": str(first["machine"])},
                     {"label": "Storage", "value": first["storage"] or "not described"},
                     {"label": "PostgreSQL", "value": first["postgres_version"] or "not stated"},
-                    {"label": "Workload", "value": runpage.workload_words(first)},
+                    {"label": "Workload", "value": run_view.workload_words(first)},
                 ],
                 "runs": [
                     {

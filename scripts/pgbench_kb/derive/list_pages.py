@@ -13,7 +13,7 @@ from pgbench_kb.derive import (
     labels,
     links,
     machine_noise,
-    runpage,
+    run_view,
 )
 from pgbench_kb.derive.source_pages import write_sources
 from pgbench_kb.derive.writer import Site
@@ -125,7 +125,7 @@ def write_lists(
     )
     site.data("git", {"files": history["files"]})
     site.data("links", {"links": links.backlinks(site.root)})
-    site.data("fields", {"about": runpage.field_descriptions()})
+    site.data("fields", {"about": run_view.field_descriptions()})
 
 
 #: A commit's subject is shown up to this many characters (some are long sentences).

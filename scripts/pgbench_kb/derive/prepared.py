@@ -24,7 +24,7 @@ from typing import Any
 
 from pgbench_kb import jsontext
 from pgbench_kb import numbers as fmt
-from pgbench_kb.derive import charts, checkpoints, runpage
+from pgbench_kb.derive import charts, checkpoints, run_view
 from pgbench_kb.derive.setup_text import title_features
 from pgbench_kb.errors import KbError, RunFileError
 from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
@@ -86,7 +86,7 @@ def _items(values: dict[str, Any]) -> str:
 
 
 def progress_of(run: dict[str, Any]) -> Progress | None:
-    progress = runpage._get(run, "results.progress") or {}
+    progress = run_view._get(run, "results.progress") or {}
     t_s, tps = progress.get("t_s"), progress.get("tps")
     latency = progress.get("latency_ms") or []
     interval = progress.get("interval_s") or 1
@@ -168,13 +168,13 @@ def prepare_light(run: dict[str, Any], shown: Path) -> Light:
     titles and links need of it."""
     from pgbench_kb.analyze.load import record_of
 
-    row = runpage.run_row(run, shown)
+    row = run_view.run_row(run, shown)
     return Light(
         path=shown.as_posix(),
         row=row,
         record=record_of(run, shown.as_posix()),
         features=title_features(run),
-        facets=runpage.facets(run, row),
+        facets=run_view.facets(run, row),
         raw_paths=tuple(
             str(item["path"])
             for item in run.get("raw") or []
@@ -189,31 +189,31 @@ def prepare_page(
     """One run file's data → the texts of its page and of its download (``light``: what
     ``prepare_light`` made of it already)."""
     results = run.get("results") or {}
-    row = light.row if light else runpage.run_row(run, shown)
+    row = light.row if light else run_view.run_row(run, shown)
     front = {
         "subtitle": subtitle(row),
-        "figures": runpage.figures(run, row),
-        "setup": runpage.setup(run, row),
-        "percentiles": runpage.ordered_percentiles(
+        "figures": run_view.figures(run, row),
+        "setup": run_view.setup(run, row),
+        "percentiles": run_view.ordered_percentiles(
             results.get("latency_percentiles_ms"), results.get("latency_percentiles_from")
         ),
-        "percentiles_source": runpage.describe_percentile_source(
+        "percentiles_source": run_view.describe_percentile_source(
             results.get("latency_percentiles_from")
         ),
-        "statements": runpage.statements(results),
-        "counters": runpage.counters(run),
-        "settings": runpage.split_settings(
-            runpage._get(run, "postgres.settings"),
-            runpage._get(run, "postgres.build.block_size_bytes"),
+        "statements": run_view.statements(results),
+        "counters": run_view.counters(run),
+        "settings": run_view.split_settings(
+            run_view._get(run, "postgres.settings"),
+            run_view._get(run, "postgres.build.block_size_bytes"),
         ),
-        "facts": runpage.facts(run),
+        "facts": run_view.facts(run),
     }
     after = {
-        "raw": runpage.raw_output(run, root),
-        "facets": light.facets if light else runpage.facets(run, row),
+        "raw": run_view.raw_output(run, root),
+        "facets": light.facets if light else run_view.facets(run, row),
         "sort_tps": f"{row['tps']:.6f}" if isinstance(row["tps"], int | float) else None,
-        "notes": runpage._get(run, "provenance.notes"),
-        "source": runpage._get(run, "provenance.source")
+        "notes": run_view._get(run, "provenance.notes"),
+        "source": run_view._get(run, "provenance.source")
         if row["origin"] == "transcribed"
         else None,
     }

@@ -36,7 +36,7 @@ from pgbench_kb.derive import (
     handwritten,
     knowledge,
     prepared,
-    runpage,
+    run_view,
 )
 from pgbench_kb.derive.answer_pages import build_answers, write_answers
 from pgbench_kb.derive.downloads import comparisons_text, runs_json, write_downloads
@@ -104,7 +104,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         analysed = time.perf_counter()
         apart = titles_apart(light)
         for row, words in zip(rows, apart, strict=True):
-            row["title"] = runpage.run_title(row, words)
+            row["title"] = run_view.run_title(row, words)
             row["apart"] = ", ".join(words)
             row["url"] = run_url(str(row["id"]))
         facets = {str(r.row["id"]): r.facets for r in light}

@@ -10,7 +10,7 @@ reports it and ``kb plan``, ``kb compare`` and ``kb derive`` raise it the same w
 What a schema cannot say (one key against another, a file that must exist, names once each)
 belongs to the file's owner, which reports it as ``Located`` too: ``bench/profile/key_rules.py``,
 ``analyze/claims_file.py``, ``derive/answers_file.py``. ``kb check`` is handed those checks by
-``cli.py`` (``runs`` never imports the stages that own them).
+``cli`` (``runs`` never imports the stages that own them).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pgbench_kb.errors import UsageError
 from pgbench_kb.runs.check.report import Finding, Report, format_report, note_lines
-from pgbench_kb.runs.check.tryout import SMOKE_FIELD, SMOKE_MESSAGE
+from pgbench_kb.runs.check.smoke_rules import SMOKE_FIELD, SMOKE_MESSAGE
 
 DEFAULT_BASES = ("origin/main", "main")
 

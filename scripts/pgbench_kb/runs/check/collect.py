@@ -2,7 +2,7 @@
 report.
 
 Besides run files and pages, ``kb check`` validates the other documents with a published schema
-(bench profiles, ``data/claims.yaml``, ``data/answers.yaml``: ``runs.documents``); ``cli.py``
+(bench profiles, ``data/claims.yaml``, ``data/answers.yaml``: ``runs.documents``); ``cli``
 hands their checks in (``documents``), since the rules a schema cannot say belong to the stages
 that read them.
 """

@@ -30,9 +30,9 @@ from pgbench_kb.runs.check.raw import raw_issues, with_hint
 from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.settings import rules_settings
+from pgbench_kb.runs.check.smoke_rules import rules_tryout
 from pgbench_kb.runs.check.storage import rules_storage
 from pgbench_kb.runs.check.text import maintainers_issue, rules_text
-from pgbench_kb.runs.check.tryout import rules_tryout
 from pgbench_kb.runs.check.values import dotted_get
 from pgbench_kb.runs.runfile import (
     HARDWARE_DIR,
