@@ -174,14 +174,22 @@ PAYLOAD = (
 )
 
 
-def copy_day_one(root: Path) -> Path:
+def copy_day_one(root: Path, *, transcribed_only: bool = False) -> Path:
     """The repository's site sources (this checkout's layouts, static files and config) and its
     shipped knowledge (data/ and content/ as committed, ``shipped_root``) copied to ``root``
-    (a new folder); returns it."""
+    (a new folder); returns it. ``transcribed_only`` leaves out the measured runs and their raw
+    files (the published history alone: a tenth of the runs, for tests of logic that needs a
+    real tree but not all of it)."""
     root.mkdir()
     for name in (*SITE_SOURCES, "data"):
         source = (shipped_root() if name in SHIPPED_KNOWLEDGE else REPO) / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    if transcribed_only:
+        for path in sorted((root / "data" / "runs").rglob("*.yaml")):
+            if "\norigin: measured\n" in path.read_text(encoding="utf-8"):
+                path.unlink()
+                for raw in (root / "data" / "raw").rglob(f"{path.stem}.*"):
+                    raw.unlink()
     return root
 
 

@@ -31,7 +31,7 @@ def git(root: Path, *args: str) -> None:
 
 @pytest.fixture(scope="module")
 def pull_request(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = copy_day_one(tmp_path_factory.mktemp("diff") / "root")
+    root = copy_day_one(tmp_path_factory.mktemp("diff") / "root", transcribed_only=True)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
@@ -67,7 +67,7 @@ def test_diff_as_text_and_markdown(pull_request: Path):
 
 
 def test_diff_against_a_folder_equals_against_the_revision(pull_request: Path, tmp_path: Path):
-    base = copy_day_one(tmp_path / "base")
+    base = copy_day_one(tmp_path / "base", transcribed_only=True)
     by_folder = run_kb("diff", str(base), "--root", str(pull_request), "--json")
     by_revision = run_kb("diff", "main", "--root", str(pull_request), "--json")
     assert json.loads(by_folder.stdout) == json.loads(by_revision.stdout)
@@ -98,7 +98,7 @@ def test_invented_transcribed_runs_on_a_new_machine_are_flagged(tmp_path: Path):
     first key finding and passed check. kb check cannot know a source is invented; kb diff
     puts them in front of the reviewer: figures without raw output, a new machine without a
     note, a new key finding resting on one contributor's runs."""
-    root = copy_day_one(tmp_path / "root")
+    root = copy_day_one(tmp_path / "root", transcribed_only=True)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
@@ -121,7 +121,7 @@ def test_invented_transcribed_runs_on_a_new_machine_are_flagged(tmp_path: Path):
 def test_no_new_comparison_says_why(tmp_path: Path):
     """Regression (issue 35): kb diff said "0 comparison(s) new" without saying why; one
     configuration of a new machine has nothing of its own to be compared with."""
-    root = copy_day_one(tmp_path / "root")
+    root = copy_day_one(tmp_path / "root", transcribed_only=True)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
