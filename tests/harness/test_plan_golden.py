@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 from pathlib import Path
 
+from kbtest import assert_golden
 from pgbench_kb.bench.profile import (
     FIELD_SEP,
     PROFILES_DIR,
@@ -47,6 +47,4 @@ def _plans() -> str:
 
 def test_every_shipped_plan_matches_golden() -> None:
     text = _plans()
-    if os.environ.get("KB_UPDATE_GOLDENS") == "1":
-        GOLDEN.write_text(text, encoding="utf-8")
-    assert text == GOLDEN.read_text(encoding="utf-8")
+    assert_golden(GOLDEN, text)

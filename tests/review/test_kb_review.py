@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from prs import add_newcomer_runs, base_repository, git
 
-from kbtest import run_kb
+from kbtest import assert_golden, run_kb
 from pgbench_kb.review.comment import MARK, as_markdown
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -95,9 +95,7 @@ def test_a_newcomers_pull_request_gets_a_clear_comment(repo: Path):
     done = review(repo, "newcomer", "--markdown")
     assert done.returncode == 0, done.stderr
     golden = GOLDEN / "newcomer.md"
-    if os.environ.get("KB_UPDATE_GOLDEN"):
-        golden.write_text(done.stdout, encoding="utf-8")
-    assert done.stdout == golden.read_text(encoding="utf-8")
+    assert_golden(golden, done.stdout)
 
 
 @pytest.fixture(scope="module")
