@@ -83,7 +83,7 @@ def build_answers(
     by_family: dict[str, list[dict[str, Any]]] = defaultdict(list)
     left_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison in raw.values():
-        family = knowledge.family_of(str(comparison.get("factor")), comparison.get("family"))
+        family = knowledge.family_of(str(comparison.get("factor")), comparison.get("factor_family"))
         (left_out if left_out_of_answers(comparison) else by_family)[family].append(comparison)
     shown = {c["id"]: c for items in placed["families"].values() for c in items}
     sources = data.get("sources") or {}
