@@ -25,7 +25,7 @@ from typing import Any
 from pgbench_kb.analyze import ranking
 from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.analyze.describe import caveat_text, value_text
-from pgbench_kb.analyze.latency import METRIC_WORDS
+from pgbench_kb.analyze.latency import METRIC_WORDS, outcome
 from pgbench_kb.analyze.multiplicity import significant
 
 
@@ -242,6 +242,14 @@ def _adds(latency: dict[str, Any], reference: str) -> bool:
 
 def _latency_clause(c: dict[str, Any]) -> str:
     a, b = c["a"], c["b"]
+    estimate = c.get("pooled_estimate")
+    if estimate is not None:
+        low, high = estimate["ci95_pct"]
+        return (
+            f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
+            f"so {c['outcome']} (pooled over {estimate['sessions']} bench sessions: 95% "
+            f"interval {_pct(low)} to {_pct(high)})"
+        )
     return (
         f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
         f"so {c['outcome']} ({readable_number(a['center'])} → {readable_number(b['center'])} ms, "
@@ -251,7 +259,8 @@ def _latency_clause(c: dict[str, Any]) -> str:
 
 def _tps_words(c: dict[str, Any]) -> str:
     if c["outcome"] in ("better", "worse"):
-        return f"tps is {abs(c['change_pct']):.1f}% {c['verdict']} ({c['outcome']})"
+        pooled = " pooled" if c.get("pooled_estimate") else ""
+        return f"tps is{pooled} {abs(c['change_pct']):.1f}% {c['verdict']} ({c['outcome']})"
     if c["outcome"] == "within_noise":
         return "tps is within the noise"
     return "the noise of tps is unknown"
@@ -280,14 +289,37 @@ def latency_finding(
         + "; ".join(_latency_clause(x) for x in kept)
         + f"; {_tps_words(c)}.{_caveats(c)}"
     )
+    cited = [
+        y for x in kept for y in (x.get("pooled_estimate") or {}).get("comparisons") or [x["id"]]
+    ]
+    tps = (c.get("pooled_estimate") or {}).get("comparisons") or [c["id"]]
     return {
         "text": text,
-        "comparisons": [x["id"] for x in kept] + [c["id"]],
+        "comparisons": cited + tps,
         "groups": [c["a"]["group"], c["b"]["group"]],
         "machine": c["machine"],
         "verdict": kept[0]["verdict"],
         "kind": "latency",
         "metrics": [x["metric"] for x in kept],
+    }
+
+
+def _pooled_id(c: dict[str, Any]) -> str | None:
+    return (c.get("family") or {}).get("pooled")
+
+
+def _as_pooled(c: dict[str, Any], estimate: dict[str, Any] | None) -> dict[str, Any]:
+    """Comparison ``c`` read as its pooled estimate (its verdict, change, outcome and family),
+    for a sentence told once for every session; ``c`` itself when it has none."""
+    if estimate is None:
+        return c
+    return {
+        **c,
+        "verdict": estimate["verdict"],
+        "change_pct": estimate["change_pct"],
+        "outcome": outcome(estimate["verdict"], c.get("metric", "tps")),
+        "family": estimate["family"],
+        "pooled_estimate": estimate,
     }
 
 
@@ -316,6 +348,7 @@ def findings_of(
     by_group = {g["id"]: g for g in groups or []}
     by_id = {c["id"]: c for c in comparisons}
     estimate_of = {cid: p for p in pooled or [] for cid in p["comparisons"]}
+    pooled_by_id = {p["id"]: p for p in pooled or []}
     latency: dict[str, list[dict[str, Any]]] = {}
     for c in comparisons:
         if c.get("metric", "tps") != "tps" and c["verdict"] != "not_comparable":
@@ -337,8 +370,15 @@ def findings_of(
             c["verdict"] != "within_noise" and significant(c)
         ):
             told.append(comparison_finding(c, by_group))
-        if c["id"] in latency:
-            extra = latency_finding(c, latency[c["id"]], by_group)
+        if c["id"] in latency and (estimate is None or estimate["comparisons"][0] == c["id"]):
+            if estimate is None:
+                extra = latency_finding(c, latency[c["id"]], by_group)
+            else:
+                extra = latency_finding(
+                    _as_pooled(c, estimate),
+                    [_as_pooled(x, pooled_by_id.get(_pooled_id(x))) for x in latency[c["id"]]],
+                    by_group,
+                )
             if extra is not None:
                 told.append({**extra, **place, "leads": False})
         if told:
