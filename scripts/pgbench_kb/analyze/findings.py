@@ -209,7 +209,7 @@ def comparison_finding(
             "machine": c["machine"],
             "verdict": pooled["verdict"],
             "kind": "comparison",
-            **ranking.place(c),
+            **ranking.place(_as_pooled(c, pooled)),
         }
     direction = "higher" if c["change_pct"] >= 0 else "lower"
     text = (
@@ -359,9 +359,9 @@ def findings_of(
             continue
         if c["verdict"] == "not_comparable" or inert_delay_effect(c):
             continue
-        place = ranking.place(c)
-        told = []
         estimate = estimate_of.get(c["id"])
+        place = ranking.place(_as_pooled(c, estimate))
+        told = []
         if estimate is not None:
             if estimate["comparisons"][0] == c["id"] and significant(estimate):
                 evidence = [by_id[x] for x in estimate["comparisons"] if x in by_id]
