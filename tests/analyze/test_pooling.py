@@ -49,13 +49,27 @@ def test_no_heterogeneity_left_gives_tau2_zero_and_the_fixed_mean() -> None:
 def test_two_sessions_take_tau2_from_the_machine() -> None:
     """y = (0.10, 0.20), v = (0.0004, 0.0009), τ² = 0.0002 given with 16 df:
     w* = (1/0.0006, 1/0.0011) = (1666.667, 909.091), Σw* = 2575.758;
-    μ = (166.667 + 181.818)/2575.758 = 0.135294; se = √(1/2575.758) = 0.019704;
-    t₀.₉₇₅,₁₆ = 2.119905: interval (0.093524, 0.177064)."""
-    found = known_tau2([0.10, 0.20], [0.0004, 0.0009], 0.0002, 16)
-    assert found.estimate == pytest.approx(0.135294, abs=1e-6)
-    assert found.se == pytest.approx(0.019704, abs=1e-6)
-    assert (found.low, found.high) == pytest.approx((0.093524, 0.177064), abs=1e-5)
-    assert "between-session variance (16 df" in found.method
+    μ = (166.667 + 181.818)/2575.758 = 0.135294; se = √(1/2575.758) = 0.019704.
+    With t at τ²'s 16 df: t₀.₉₇₅,₁₆ = 2.119905, interval (0.093524, 0.177064).
+    With the sessions' own df, Welch-Satterthwaite on Var(μ) = Σaᵢ²(vᵢ + τ²), aᵢ = w*ᵢ/Σw*ᵢ
+    = (0.647059, 0.352941): terms a₁²v₁ = 0.00016747, a₂²v₂ = 0.00011211,
+    (a₁² + a₂²)τ² = 0.00010865 (16 df), sum 0.00038824 = 1/Σw*.
+    Sessions of 2 and 3 df: df = 0.00038824² / (0.00016747²/2 + 0.00011211²/3 +
+    0.00010865²/16) = 1.50726e-7 / 1.89514e-8 = 7.953; t₀.₉₇₅,₇.₉₅ = 2.3085, interval
+    0.135294 ± 0.045487 = (0.089808, 0.180781).
+    Sessions of 4 and 8 df: Satterthwaite gives 16.171, capped at τ²'s 16 (a stand-in is
+    known no better than it was measured): the first interval again."""
+    fixed = known_tau2([0.10, 0.20], [0.0004, 0.0009], 0.0002, 16)
+    assert fixed.estimate == pytest.approx(0.135294, abs=1e-6)
+    assert fixed.se == pytest.approx(0.019704, abs=1e-6)
+    assert (fixed.low, fixed.high) == pytest.approx((0.093524, 0.177064), abs=1e-5)
+    few = known_tau2([0.10, 0.20], [0.0004, 0.0009], 0.0002, 16, [2, 3])
+    assert few.df == pytest.approx(7.953, abs=1e-3)
+    assert (few.low, few.high) == pytest.approx((0.089808, 0.180781), abs=1e-5)
+    capped = known_tau2([0.10, 0.20], [0.0004, 0.0009], 0.0002, 16, [4, 8])
+    assert capped.df == 16
+    assert (capped.low, capped.high) == pytest.approx((fixed.low, fixed.high), abs=1e-9)
+    assert "between-session variance (16 df" in capped.method
 
 
 def test_holm_steps_down_and_stops_at_the_first_it_keeps() -> None:

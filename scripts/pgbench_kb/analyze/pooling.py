@@ -20,7 +20,10 @@ With two sessions a pair's own heterogeneity rests on one degree of freedom (DL'
 k = 2 the machine's between-session variance (``sessions.machine_between``: the one-way
 random-effects estimate that ``analyze/sessions.py`` pools over every configuration of the
 machine measured in several sessions with the same design) stands in for τ², and the interval
-is μ ± t·√(1/Σw*ᵢ) with t at that estimate's degrees of freedom. ``method`` says which was used.
+is μ ± t·√(1/Σw*ᵢ) with t at the Welch-Satterthwaite degrees of freedom of that variance (each
+session's Welch df for its own part, the machine estimate's df for τ²'s), capped at the
+machine estimate's df (a stand-in is known no better than it was measured). ``method`` says
+which was used.
 Everything is on the log scale; ``change_pct`` and ``ci95_pct`` are exponentiated back.
 """
 
@@ -40,7 +43,7 @@ from pgbench_kb.analyze.verdict import CONFIDENCE, p_value, t_quantile
 METHOD_DL_HK = "random-effects: DerSimonian-Laird tau2, Hartung-Knapp interval, t with k-1 df"
 METHOD_MACHINE_TAU2 = (
     "random-effects: tau2 = the machine's between-session variance ({df} df, two sessions "
-    "cannot estimate the pair's own), t with {df} df"
+    "cannot estimate the pair's own), t with Welch-Satterthwaite df, at most {df}"
 )
 METHOD_FIXED = "fixed-effect: no heterogeneity known and no spread left to pool"
 
@@ -83,18 +86,39 @@ def dl_hartung_knapp(y: Sequence[float], v: Sequence[float]) -> Pooled:
     return Pooled(mu, se, k - 1, tau2, mu - half, mu + half, METHOD_DL_HK)
 
 
-def known_tau2(y: Sequence[float], v: Sequence[float], tau2: float, df: float) -> Pooled:
+def known_tau2(
+    y: Sequence[float],
+    v: Sequence[float],
+    tau2: float,
+    df: float,
+    df_within: Sequence[float | None] | None = None,
+) -> Pooled:
     """The random-effects estimate with τ² given (estimated elsewhere with ``df`` degrees of
-    freedom): weights 1/(vᵢ + τ²), Var(μ) = 1/Σw*ᵢ, t at ``df``."""
+    freedom): weights w*ᵢ = 1/(vᵢ + τ²), Var(μ) = 1/Σw*ᵢ = Σaᵢ²(vᵢ + τ²) with aᵢ = w*ᵢ/Σw*ᵢ.
+    The t quantile takes ``df``, or with ``df_within`` (each vᵢ's own degrees of freedom, the
+    sessions' Welch df) the Welch-Satterthwaite degrees of freedom of that sum — the terms
+    aᵢ²vᵢ with dfᵢ and (Σaᵢ²)τ² with ``df`` (a term without df is taken as known) — but never
+    more than ``df``: τ² is a stand-in for the pair's heterogeneity, measured no better than
+    that."""
     if len(y) < 2 or len(v) != len(y) or min(x + tau2 for x in v) <= 0 or df <= 0:
         raise ValueError("need two or more estimates and a positive variance for each")
     ws = [1.0 / (x + tau2) for x in v]
     sws = math.fsum(ws)
     mu = math.fsum(wi * yi for wi, yi in zip(ws, y, strict=True)) / sws
     se = math.sqrt(1.0 / sws)
-    half = t_quantile(0.5 + CONFIDENCE / 2.0, df) * se
+    used = df
+    if df_within is not None:
+        shares = [wi / sws for wi in ws]
+        terms = [(a * a * x, d) for a, x, d in zip(shares, v, df_within, strict=True)]
+        terms.append((math.fsum(a * a for a in shares) * tau2, df))
+        spread = math.fsum(t * t / d for t, d in terms if d and d > 0 and t > 0)
+        if spread > 0:
+            # Never more than τ²'s own: it stands in for the pair's heterogeneity, which no
+            # more than those degrees of freedom have measured.
+            used = min(df, (1.0 / sws) ** 2 / spread)
+    half = t_quantile(0.5 + CONFIDENCE / 2.0, max(round(used, 2), 0.01)) * se
     method = METHOD_MACHINE_TAU2.format(df=f"{df:g}")
-    return Pooled(mu, se, df, tau2, mu - half, mu + half, method)
+    return Pooled(mu, se, used, tau2, mu - half, mu + half, method)
 
 
 def _pair_key(c: dict[str, Any]) -> str:
@@ -135,7 +159,13 @@ def _pool(members: list[dict[str, Any]]) -> Pooled | None:
     if known:
         best = max(known, key=lambda b: b["df"])
         if best["df"] > 0 and min(x + best["variance_log"] for x in v) > 0:
-            return known_tau2(y, v, float(best["variance_log"]), float(best["df"]))
+            return known_tau2(
+                y,
+                v,
+                float(best["variance_log"]),
+                float(best["df"]),
+                [c["test"].get("df") for c in members],
+            )
     return None
 
 
