@@ -22,7 +22,7 @@ from pgbench_kb.analyze.multiplicity import adjust
 from pgbench_kb.analyze.noise import add_noise_context
 from pgbench_kb.analyze.pairs import find_comparisons
 from pgbench_kb.analyze.pooling import pooled_of
-from pgbench_kb.analyze.sessions import session_of, sessions_summary
+from pgbench_kb.analyze.sessions import configuration, session_of, sessions_summary
 from pgbench_kb.analyze.stability import group_summaries, stability_of
 from pgbench_kb.analyze.within_sessions import interactions_within_sessions
 
@@ -52,7 +52,7 @@ def knowledge_from_runs(
             tps + latency_comparisons(tps, groups),
             key=lambda c: (c["machine"], c["factor"], c["id"]),
         )
-    pooled = pooled_of(comparisons)
+    pooled = pooled_of(comparisons, {g.id: repr(configuration(g)) for g in groups})
     adjust(comparisons, pooled)
     entries = [group_entry(g) for g in groups]
     for entry, group in zip(entries, groups, strict=True):

@@ -121,22 +121,16 @@ def known_tau2(
     return Pooled(mu, se, used, tau2, mu - half, mu + half, method)
 
 
-def _pair_key(c: dict[str, Any]) -> str:
-    """The same pair of configurations on the same machine, whatever session: machine,
-    factor, metric, both sides' values and every field held equal."""
-    return json.dumps(
-        [
-            c["machine"],
-            c["factor"],
-            c.get("metric", "tps"),
-            c["a"]["value"],
-            c["b"]["value"],
-            c.get("held_equal"),
-            c.get("kind"),
-        ],
-        sort_keys=True,
-        default=str,
-    )
+def _pair_key(c: dict[str, Any], configuration: dict[str, str] | None) -> str:
+    """The same pair of configurations on the same machine, whatever session: each side's
+    configuration (``configuration``: group id → machine and every factor, as
+    ``sessions.configuration`` gives it), the metric and the kind; without ``configuration``,
+    the machine, factor, both sides' values and the fields held equal."""
+    if configuration is not None:
+        sides = [configuration.get(c["a"]["group"]), configuration.get(c["b"]["group"])]
+    else:
+        sides = [c["machine"], c["factor"], c["a"]["value"], c["b"]["value"], c.get("held_equal")]
+    return json.dumps([*sides, c.get("metric", "tps"), c.get("kind")], sort_keys=True, default=str)
 
 
 def _inside_bench_session(c: dict[str, Any]) -> bool:
@@ -169,14 +163,18 @@ def _pool(members: list[dict[str, Any]]) -> Pooled | None:
     return None
 
 
-def pooled_of(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def pooled_of(
+    comparisons: list[dict[str, Any]], configuration: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """One pooled entry per machine and pair of configurations compared inside two or more
     bench sessions (the comparisons with a spread; ``comparisons`` lists them, one per
-    session), sorted by machine, factor, metric and id."""
+    session), sorted by machine, factor, metric and id. ``configuration``: each group's
+    configuration as a string (machine and every factor), so that only the same two
+    configurations pool."""
     by_pair: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in comparisons:
         if _inside_bench_session(c):
-            by_pair[_pair_key(c)].append(c)
+            by_pair[_pair_key(c, configuration)].append(c)
     out = []
     for members in by_pair.values():
         sessions = {c["sessions"]["a"] for c in members}
