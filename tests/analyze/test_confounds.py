@@ -118,8 +118,9 @@ def test_a_commit_delay_that_could_never_apply_is_named() -> None:
     c = only(inert, "commit_delay")
     assert kinds(c) == ["inert_commit_delay"]
     assert c["confounds"][0]["text"] == (
-        "on side B, commit_delay never applied: a commit waits only when at least "
-        "commit_siblings (4) other transactions are active, and 4 clients leave at most 3 others"
+        "commit_delay inert in B: commit_siblings 4 ≥ clients 4, so the delay never applied (a "
+        "commit waits only when at least commit_siblings other transactions are active, and 4 "
+        "clients leave at most 3 others)"
     )
     can = knowledge_from_runs(
         group("base", 1000, **{"benchmark.clients": 4})
@@ -131,3 +132,33 @@ def test_a_commit_delay_that_could_never_apply_is_named() -> None:
         group("base", 1000, **{"benchmark.clients": 4}) + group("delay", 1010, **delay)
     )
     assert only(unstated, "commit_delay")["confounds"] == []
+
+
+def test_commit_siblings_that_only_switches_the_delay_off_is_named_and_told_nowhere() -> None:
+    """#31 item 4, the bogus tip: a key finding read "commit_siblings 2 → 4: tps +134% higher"
+    with no confound, yet at 4 clients commit_siblings 4 only stops the 1 ms commit_delay from
+    firing (at most 3 other transactions are ever active). The comparison names the inert
+    side, and no finding tells it as a commit_siblings effect."""
+    delay = {"postgres.settings.commit_delay": 1000, "benchmark.clients": 4}
+    known = knowledge_from_runs(
+        group("s2", 500, **delay, **{"postgres.settings.commit_siblings": 2})
+        + group("s4", 1170, **delay, **{"postgres.settings.commit_siblings": 4})
+    )
+    c = only(known, "commit_siblings")
+    assert c["verdict"] == "higher"
+    assert kinds(c) == ["inert_commit_delay"]
+    assert c["confounds"][0]["text"].startswith(
+        "commit_delay inert in B: commit_siblings 4 ≥ clients 4"
+    )
+    assert not [f for f in known["findings"] if c["id"] in f["comparisons"]]
+
+
+def test_more_clients_that_wake_an_inert_delay_say_so() -> None:
+    """Either side: 4 → 8 clients with commit_siblings 4 turns the delay on at 8 clients."""
+    setting = {"postgres.settings.commit_delay": 1000, "postgres.settings.commit_siblings": 4}
+    known = knowledge_from_runs(
+        group("c4", 1000, **setting, **{"benchmark.clients": 4})
+        + group("c8", 1400, **setting, **{"benchmark.clients": 8})
+    )
+    c = only(known, "benchmark.clients")
+    assert [x["text"][:27] for x in c["confounds"]] == ["commit_delay inert in A: co"]

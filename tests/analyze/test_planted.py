@@ -60,7 +60,7 @@ def test_nothing_but_the_planted_comparisons(knowledge):
 def test_machine_comparison_says_so(knowledge):
     c = next(c for c in knowledge["comparisons"] if c["kind"] == "machine")
     assert c["machine"] == "synth-laptop vs synth-xeon-ssd"
-    assert c["family"] == "machine"
+    assert c["factor_family"] == "machine"
     assert c["a"]["value"] == "synth-laptop" and c["b"]["value"] == "synth-xeon-ssd"
 
 

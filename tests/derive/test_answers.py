@@ -230,20 +230,45 @@ def test_a_sets_ranges_and_counts_take_only_their_own_verdict():
     from pgbench_kb.derive.answer_leads import SetFigures as _Set
     from pgbench_kb.derive.answer_pages import _selected
 
+    survives = {"family": {"significant": True}}
     items = [
-        {"verdict": "lower", "change_pct": -57.46},
-        {"verdict": "lower", "change_pct": -55.01},
+        {"verdict": "lower", "change_pct": -57.46, **survives},
+        {"verdict": "lower", "change_pct": -55.01, **survives},
         {"verdict": "within_noise", "change_pct": 1.2},
-        {"verdict": "higher", "change_pct": 3.04},
+        {"verdict": "higher", "change_pct": 3.04, **survives},
+        # #31: higher before the family-wise adjustment, not after: not counted as higher
+        {"verdict": "higher", "change_pct": 9.9, "family": {"significant": False}},
     ]
     made = _Set(items, {})
     assert (made.lower, made.higher) == ("2", "1")
+    assert made.verdicts == (
+        "1 of 5 higher, 2 of 5 lower, 1 of 5 within the noise and 1 of 5 not significant once "
+        "adjusted for the other tests"
+    )
     assert made.lower_range == "−57.5% to −55.0%"
     tpcb = {"held_equal": {"benchmark.workload.name": "tpcb-like"}}
     picked = _selected([*items, {**items[0], **tpcb}], {"workload": "tpcb-like"})
     assert picked == [{**items[0], **tpcb}]
     assert made.higher_range == "+3.0%"
     assert _Set(items[2:], {}).lower_range == "none"
+
+
+def test_a_pooled_estimate_is_one_test_and_reads_with_its_interval():
+    """#31 item 5: the comparisons of one pooled estimate count once, as the estimate, and a
+    range of pooled estimates reads each with its 95% interval."""
+    from pgbench_kb.derive.answer_leads import SetFigures as _Set
+
+    pooled = {
+        "p1": {
+            "id": "p1", "verdict": "higher", "change_pct": 154.5, "ci95_pct": [140.6, 169.3],
+            "family": {"significant": True},
+        }
+    }  # fmt: skip
+    evidence = {"verdict": "higher", "family": {"significant": True, "pooled": "p1"}}
+    items = [{**evidence, "change_pct": 158.0}, {**evidence, "change_pct": 158.2}]
+    made = _Set(items, {}, pooled=pooled)
+    assert (made.n, made.higher) == ("1", "1")
+    assert made.higher_range == "+154.5% [+140.6%, +169.3%]"
 
 
 def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(known: dict):
@@ -263,7 +288,12 @@ def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(k
         comparison["verdict"] = "not_comparable"
         comparison["sessions"] = {"basis": "none", "how_run_differs": ["benchmark.duration_s"]}
     after = {a["slug"]: a for a in build_answers(planted, {"families": {}}, shipped_root())}
-    figure = f"{min(c['change_pct'] for c in judged):+.1f}%"
+    # Pairs compared inside two sessions read as their pooled estimate (#31).
+    pooled = {p["id"]: p for p in planted["pooled"]}
+    estimates = {
+        pooled[c["family"]["pooled"]]["change_pct"] for c in judged if c["family"].get("pooled")
+    }
+    figure = f"{min(estimates or {c['change_pct'] for c in judged}):+.1f}%"
     assert figure in before["durability"]["lead"]
     assert figure not in after["durability"]["lead"]
     said = [u for u in after["durability"]["unknown"] if "run differently" in u]

@@ -18,9 +18,11 @@ from pgbench_kb.analyze.findings import findings_of
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.latency import latency_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
+from pgbench_kb.analyze.multiplicity import adjust
 from pgbench_kb.analyze.noise import add_noise_context
 from pgbench_kb.analyze.pairs import find_comparisons
-from pgbench_kb.analyze.sessions import session_of, sessions_summary
+from pgbench_kb.analyze.pooling import pooled_of
+from pgbench_kb.analyze.sessions import configuration, session_of, sessions_summary
 from pgbench_kb.analyze.stability import group_summaries, stability_of
 from pgbench_kb.analyze.within_sessions import interactions_within_sessions
 
@@ -50,6 +52,8 @@ def knowledge_from_runs(
             tps + latency_comparisons(tps, groups),
             key=lambda c: (c["machine"], c["factor"], c["id"]),
         )
+    pooled = pooled_of(comparisons, {g.id: repr(configuration(g)) for g in groups})
+    adjust(comparisons, pooled)
     entries = [group_entry(g) for g in groups]
     for entry, group in zip(entries, groups, strict=True):
         entry["session"] = session_of(group)
@@ -61,7 +65,8 @@ def knowledge_from_runs(
         "curves": curves_of(groups),
         "stability": steady,
         "stability_groups": group_summaries(steady),
-        "findings": findings_of(comparisons, interactions, entries),
+        "findings": findings_of(comparisons, interactions, entries, pooled),
+        "pooled": pooled,
         "sessions": sessions_summary(groups),
         "groups": entries,
         "claims": check_claims(claims or [], entries, tps),

@@ -18,8 +18,11 @@ compared factor (or the workload it runs) that change what the comparison measur
 * ``inert_commit_delay``: a side sets ``commit_delay`` but records a ``commit_siblings`` no
   client count can reach. PostgreSQL delays a commit only when at least ``commit_siblings``
   *other* transactions are active, and C clients leave at most C − 1: the delay never applied,
-  so the comparison measures noise, not commit_delay. (Only a recorded ``commit_siblings``
-  counts: where a source does not state it, nothing is assumed.)
+  so the comparison measures noise, not commit_delay. Named wherever either side's delay
+  cannot fire and the comparison changes commit_delay, commit_siblings, or whether the delay
+  can fire at all (more clients on one side): "commit_siblings 2 → 4" at 4 clients only
+  switches the delay off (#31). (Only a recorded ``commit_siblings`` counts: where a source
+  does not state it, nothing is assumed.)
 
 Each entry is ``{"kind", "text"}``; the text is a sentence fragment written from the groups'
 own fields. ``labelled`` puts it after "Confound:" (something else changed with the factor) or,
@@ -84,9 +87,9 @@ def inert_commit_delay(factors: dict[str, Any]) -> str | None:
     if not delay or siblings is None or clients is None or siblings < clients:
         return None
     return (
-        f"commit_delay never applied: a commit waits only when at least commit_siblings "
-        f"({siblings}) other transactions are active, and {clients} client"
-        f"{'s' if clients != 1 else ''} leave at most {clients - 1} others"
+        f"commit_siblings {siblings} ≥ clients {clients}, so the delay never applied (a commit "
+        f"waits only when at least commit_siblings other transactions are active, and {clients} "
+        f"client{'s' if clients != 1 else ''} leave at most {clients - 1} others)"
     )
 
 
@@ -147,10 +150,14 @@ def confounds_of(a: Any, b: Any, fields: frozenset[str]) -> list[dict[str, str]]
                 }
             )
             break
-    for side, group in (("A", a), ("B", b)):
-        inert = inert_commit_delay(group.factors)
-        if inert and "postgres.settings.commit_delay" in fields:
-            out.append({"kind": "inert_commit_delay", "text": f"on side {side}, {inert}"})
+    inert = {side: inert_commit_delay(group.factors) for side, group in (("A", a), ("B", b))}
+    delay_fields = {"postgres.settings.commit_delay", "postgres.settings.commit_siblings"}
+    if delay_fields & fields or bool(inert["A"]) != bool(inert["B"]):
+        for side, why in inert.items():
+            if why:
+                out.append(
+                    {"kind": "inert_commit_delay", "text": f"commit_delay inert in {side}: {why}"}
+                )
     unsafe = sorted(set(unsafe_settings(a.factors)) | set(unsafe_settings(b.factors)))
     if unsafe:
         out.append(

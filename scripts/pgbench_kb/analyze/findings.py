@@ -9,6 +9,13 @@ comparison (or interaction) ids and the two groups, and states its conditions (t
 its year or our bench and its day, the PostgreSQL version). Confounds (``confounds``) and
 caveats (``differs_also``) are part of the sentence, so a conclusion resting on a confound says
 so where it is read. ``ranking`` orders them for tuners and marks the key ones.
+
+A decided comparison is told only when it is significant after the family-wise adjustment
+(``analyze/multiplicity.py``: Holm over the tests of one question, machine and metric). A pair
+compared inside several bench sessions is told once, by its pooled estimate
+(``analyze/pooling.py``), citing every session's comparison; its sessions' own figures follow.
+A commit_delay or commit_siblings comparison with a side whose delay cannot fire
+(``inert_commit_delay``) measures no effect of either and is not told.
 """
 
 from __future__ import annotations
@@ -18,7 +25,8 @@ from typing import Any
 from pgbench_kb.analyze import ranking
 from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.analyze.describe import caveat_text, value_text
-from pgbench_kb.analyze.latency import METRIC_WORDS
+from pgbench_kb.analyze.latency import METRIC_WORDS, outcome
+from pgbench_kb.analyze.multiplicity import significant
 from pgbench_kb.numbers import figure
 
 #: What a reader needs to place a finding, when it is held equal: (field, how it reads).
@@ -142,10 +150,59 @@ def _conditions(c: dict[str, Any], groups: dict[str, dict[str, Any]]) -> str:
     return f" [{'; '.join(parts)}]" if parts else ""
 
 
+def _pct(x: float) -> str:
+    return f"{'+' if x >= 0 else '−'}{abs(x):.1f}%"
+
+
+def _pooled_text(p: dict[str, Any]) -> str:
+    """``tps +134.0% higher, pooled over 2 bench sessions (95% interval +120.3% to +149.1%)``"""
+    low, high = p["ci95_pct"]
+    two = "machine's between-session variance" in p["method"]
+    basis = (
+        "the sessions' heterogeneity taken as the machine's between-session variance, since "
+        "two sessions cannot estimate it"
+        if two
+        else "random effects, DerSimonian-Laird and Hartung-Knapp"
+    )
+    return (
+        f"pooled over {p['sessions']} bench sessions, each comparing the two inside one "
+        f"session: {_pct(p['change_pct'])} (95% interval {_pct(low)} to {_pct(high)}; {basis})"
+    )
+
+
 def comparison_finding(
-    c: dict[str, Any], groups: dict[str, dict[str, Any]] | None = None
+    c: dict[str, Any],
+    groups: dict[str, dict[str, Any]] | None = None,
+    pooled: dict[str, Any] | None = None,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
+    """The sentence of a comparison; with ``pooled``, the sentence of that pooled estimate,
+    ``c`` being its first session's comparison and ``evidence`` every session's."""
     a, b = c["a"], c["b"]
+    if pooled is not None:
+        cited = evidence or [c]
+        direction = "higher" if pooled["change_pct"] >= 0 else "lower"
+        each = "; ".join(
+            f"{_pct(x['change_pct'])} ({figure(x['a']['center'])} → "
+            f"{figure(x['b']['center'])}, {what_figure(x['a'])} vs "
+            f"{what_figure(x['b'])})"
+            for x in cited
+        )
+        text = (
+            f"On {c['machine']}{_context(c)}{_conditions(c, groups or {})}, {_change(c)}: "
+            f"tps {abs(pooled['change_pct']):.1f}% {direction}, {_pooled_text(pooled)}. "
+            f"Each session: {each}.{_caveats(c)}"
+        )
+        return {
+            "text": text,
+            "comparisons": [x["id"] for x in cited],
+            "pooled": pooled["id"],
+            "groups": [g for x in cited for g in (x["a"]["group"], x["b"]["group"])],
+            "machine": c["machine"],
+            "verdict": pooled["verdict"],
+            "kind": "comparison",
+            **ranking.place(_as_pooled(c, pooled)),
+        }
     direction = "higher" if c["change_pct"] >= 0 else "lower"
     text = (
         f"On {c['machine']}{_context(c)}{_conditions(c, groups or {})}, {_change(c)}: "
@@ -168,11 +225,23 @@ def comparison_finding(
 def _adds(latency: dict[str, Any], reference: str) -> bool:
     """A latency comparison says something of its own: outside the noise, and not the same
     story as ``reference`` (the outcome it would otherwise repeat)."""
-    return latency["outcome"] in ("better", "worse") and latency["outcome"] != reference
+    return (
+        latency["outcome"] in ("better", "worse")
+        and latency["outcome"] != reference
+        and significant(latency)
+    )
 
 
 def _latency_clause(c: dict[str, Any]) -> str:
     a, b = c["a"], c["b"]
+    estimate = c.get("pooled_estimate")
+    if estimate is not None:
+        low, high = estimate["ci95_pct"]
+        return (
+            f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
+            f"so {c['outcome']} (pooled over {estimate['sessions']} bench sessions: 95% "
+            f"interval {_pct(low)} to {_pct(high)})"
+        )
     return (
         f"{METRIC_WORDS[c['metric']]} {abs(c['change_pct']):.1f}% {c['verdict']}, "
         f"so {c['outcome']} ({figure(a['center'])} → {figure(b['center'])} ms, "
@@ -182,7 +251,8 @@ def _latency_clause(c: dict[str, Any]) -> str:
 
 def _tps_words(c: dict[str, Any]) -> str:
     if c["outcome"] in ("better", "worse"):
-        return f"tps is {abs(c['change_pct']):.1f}% {c['verdict']} ({c['outcome']})"
+        pooled = " pooled" if c.get("pooled_estimate") else ""
+        return f"tps is{pooled} {abs(c['change_pct']):.1f}% {c['verdict']} ({c['outcome']})"
     if c["outcome"] == "within_noise":
         return "tps is within the noise"
     return "the noise of tps is unknown"
@@ -211,9 +281,13 @@ def latency_finding(
         + "; ".join(_latency_clause(x) for x in kept)
         + f"; {_tps_words(c)}.{_caveats(c)}"
     )
+    cited = [
+        y for x in kept for y in (x.get("pooled_estimate") or {}).get("comparisons") or [x["id"]]
+    ]
+    tps = (c.get("pooled_estimate") or {}).get("comparisons") or [c["id"]]
     return {
         "text": text,
-        "comparisons": [x["id"] for x in kept] + [c["id"]],
+        "comparisons": cited + tps,
         "groups": [c["a"]["group"], c["b"]["group"]],
         "machine": c["machine"],
         "verdict": kept[0]["verdict"],
@@ -222,17 +296,51 @@ def latency_finding(
     }
 
 
+def _pooled_id(c: dict[str, Any]) -> str | None:
+    return (c.get("family") or {}).get("pooled")
+
+
+def _as_pooled(c: dict[str, Any], estimate: dict[str, Any] | None) -> dict[str, Any]:
+    """Comparison ``c`` read as its pooled estimate (its verdict, change, outcome and family),
+    for a sentence told once for every session; ``c`` itself when it has none."""
+    if estimate is None:
+        return c
+    return {
+        **c,
+        "verdict": estimate["verdict"],
+        "change_pct": estimate["change_pct"],
+        "outcome": outcome(estimate["verdict"], c.get("metric", "tps")),
+        "family": estimate["family"],
+        "pooled_estimate": estimate,
+    }
+
+
+def inert_delay_effect(c: dict[str, Any]) -> bool:
+    """A commit_delay or commit_siblings comparison with a side whose delay cannot fire: what
+    it measures is not an effect of either setting (``confounds.inert_commit_delay``)."""
+    fields = str(c.get("factor", "")).split("+")
+    touches = any(
+        f in ("postgres.settings.commit_delay", "postgres.settings.commit_siblings") for f in fields
+    )
+    return touches and any(x.get("kind") == "inert_commit_delay" for x in c.get("confounds") or [])
+
+
 def findings_of(
     comparisons: list[dict[str, Any]],
     interactions: list[dict[str, Any]],
     groups: list[dict[str, Any]] | None = None,
+    pooled: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The findings, ranked for tuners (``ranking``: storage, durability, memory,
     checkpoints, versions and OS before pgbench's own parameters; a latency finding right after
     its tps comparison's), then the interactions. ``groups``: the group entries, for the
     conditions each sentence states (source and year, PostgreSQL version). A comparison that
-    is ``not_comparable`` gets no finding."""
+    is ``not_comparable`` gets no finding, nor one that is not significant after the family-wise
+    adjustment; ``pooled``: the pooled estimates, each told once for all its sessions."""
     by_group = {g["id"]: g for g in groups or []}
+    by_id = {c["id"]: c for c in comparisons}
+    estimate_of = {cid: p for p in pooled or [] for cid in p["comparisons"]}
+    pooled_by_id = {p["id"]: p for p in pooled or []}
     latency: dict[str, list[dict[str, Any]]] = {}
     for c in comparisons:
         if c.get("metric", "tps") != "tps" and c["verdict"] != "not_comparable":
@@ -241,14 +349,28 @@ def findings_of(
     for c in comparisons:
         if c.get("metric", "tps") != "tps" or c["change_pct"] is None:
             continue
-        if c["verdict"] == "not_comparable":
+        if c["verdict"] == "not_comparable" or inert_delay_effect(c):
             continue
-        place = ranking.place(c)
+        estimate = estimate_of.get(c["id"])
+        place = ranking.place(_as_pooled(c, estimate))
         told = []
-        if c["verdict"] != "within_noise":
+        if estimate is not None:
+            if estimate["comparisons"][0] == c["id"] and significant(estimate):
+                evidence = [by_id[x] for x in estimate["comparisons"] if x in by_id]
+                told.append(comparison_finding(c, by_group, estimate, evidence))
+        elif c["verdict"] == "spread_unknown" or (
+            c["verdict"] != "within_noise" and significant(c)
+        ):
             told.append(comparison_finding(c, by_group))
-        if c["id"] in latency:
-            extra = latency_finding(c, latency[c["id"]], by_group)
+        if c["id"] in latency and (estimate is None or estimate["comparisons"][0] == c["id"]):
+            if estimate is None:
+                extra = latency_finding(c, latency[c["id"]], by_group)
+            else:
+                extra = latency_finding(
+                    _as_pooled(c, estimate),
+                    [_as_pooled(x, pooled_by_id.get(_pooled_id(x))) for x in latency[c["id"]]],
+                    by_group,
+                )
             if extra is not None:
                 told.append({**extra, **place, "leads": False})
         if told:

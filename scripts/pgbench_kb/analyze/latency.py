@@ -25,7 +25,14 @@ import statistics
 from typing import Any
 
 from pgbench_kb.analyze.groups import Group, spread_values
-from pgbench_kb.analyze.sessions import Between, compared_inside, estimate, judge, session_of
+from pgbench_kb.analyze.sessions import (
+    Between,
+    compared_inside,
+    design_of,
+    estimate,
+    judge,
+    session_of,
+)
 
 #: metric name → (where the run holds it, the short name used in ids and the table).
 METRICS: dict[str, tuple[str, str]] = {
@@ -139,6 +146,7 @@ def latency_comparisons(
         return latency[gid]
 
     between = _between(groups, of)
+    by_design = _between(groups, of, by_design=True)
     inside = compared_inside(groups)
     out = []
     for c in comparisons:
@@ -157,6 +165,7 @@ def latency_comparisons(
                 between[metric],
                 c["differs_also"],
                 inside,
+                by_design[metric],
             )
             out.append(
                 {
@@ -178,9 +187,12 @@ def latency_comparisons(
     return out
 
 
-def _between(groups: list[Group], of: Any) -> dict[str, dict[Any, Between]]:
+def _between(
+    groups: list[Group], of: Any, *, by_design: bool = False
+) -> dict[str, dict[Any, Between]]:
     """Each latency metric's between-session variance per machine (as tps's, from the groups
-    measured in bench sessions)."""
+    measured in bench sessions); ``by_design``: per machine and design (``design_of``), as
+    tps's, for the pooled estimates over sessions (``pooling.py``)."""
     out = {}
     for metric in METRICS:
         cells = []
@@ -190,6 +202,7 @@ def _between(groups: list[Group], of: Any) -> dict[str, dict[Any, Between]]:
             if figures is None or session.startswith("source "):
                 continue
             values = figures["values"] or ([figures["center"]] if figures["n"] == 1 else None)
-            cells.append((g.hardware_key, g.factor_key, session, values))
+            key = (g.hardware_key, design_of(g)) if by_design else g.hardware_key
+            cells.append((key, g.factor_key, session, values))
         out[metric] = estimate(cells)
     return out

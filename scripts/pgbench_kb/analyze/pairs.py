@@ -222,7 +222,7 @@ def compare(
     return {
         "id": comparison_id(factor, family_name, a, b),
         "factor": factor,
-        "family": family_name,
+        "factor_family": family_name,
         "label": text,
         "kind": kind,
         "metric": "tps",

@@ -140,6 +140,32 @@ def stability_lines(knowledge: dict[str, Any]) -> list[str]:
     return out
 
 
+def _values(value: Any, factor: str) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k.rsplit('.', 1)[-1]}={value_text(v, k)}" for k, v in value.items())
+    return value_text(value, factor)
+
+
+def pooled_lines(pooled: list[dict[str, Any]]) -> list[str]:
+    """The pooled estimates (analyze/pooling.py), one line each, with their family's verdict
+    after the Holm adjustment."""
+    if not pooled:
+        return []
+    out = ["", "pooled over bench sessions (B against A; 95% interval; after Holm)"]
+    for p in pooled:
+        low, high = p["ci95_pct"]
+        family = p.get("family") or {}
+        adjusted = "significant" if family.get("significant") else "not significant"
+        a, b = (_values(p[side], p["factor"]) for side in ("a", "b"))
+        out.append(
+            f"  {p['machine']}  {p.get('label') or p['factor']} {a} → {b}  "
+            f"{p['metric']}  {p['change_pct']:+.1f}% [{low:+.1f}%, {high:+.1f}%]  "
+            f"{p['verdict']}, {adjusted} (Holm, family of {family.get('size', 1)})  "
+            f"({p['sessions']} sessions) [{p['id']}]"
+        )
+    return out
+
+
 def render_table(knowledge: dict[str, Any]) -> str:
     """The whole readable report as text (golden-tested)."""
     out: list[str] = []
@@ -170,6 +196,7 @@ def render_table(knowledge: dict[str, Any]) -> str:
         for curve in curves:
             out.extend(curve_lines(curve))
     out.extend(stability_lines(knowledge))
+    out.extend(pooled_lines(knowledge.get("pooled") or []))
     sections = (
         ("interactions", "interactions", "  "),
         ("claims", "the sources' claims, checked", "  - "),

@@ -69,6 +69,7 @@ def select(
         i for i in knowledge.get("interactions", []) if set(i.get("comparisons", [])) & ids
     ]
     out["findings"] = [f for f in knowledge.get("findings", []) if set(f["comparisons"]) & ids]
+    out["pooled"] = [p for p in knowledge.get("pooled") or [] if set(p["comparisons"]) & ids]
     # A claim of groups, a ranking or figures rests on groups rather than on a comparison: it
     # is kept when one of its checks compares groups that kept comparisons compare too.
     compared = {c[s]["group"] for c in kept for s in ("a", "b")}

@@ -159,12 +159,12 @@ def welch_between(a: list[float] | None, b: list[float] | None, between: Between
     diff = mb - ma
     if se2 <= 0.0:
         verdict = "higher" if diff > 0 else "lower" if diff < 0 else "within_noise"
-        return Test(verdict, math.exp(diff), math.exp(diff), None, BETWEEN_METHOD)
+        return Test(verdict, math.exp(diff), math.exp(diff), None, BETWEEN_METHOD, diff, 0.0)
     df = se2 * se2 / math.fsum(p * p / d for p, d in parts if p > 0 and d > 0)
     half = t_quantile(0.5 + CONFIDENCE / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
     low, high = math.exp(diff - half), math.exp(diff + half)
     verdict = "higher" if low > 1.0 else "lower" if high < 1.0 else "within_noise"
-    return Test(verdict, low, high, df, BETWEEN_METHOD)
+    return Test(verdict, low, high, df, BETWEEN_METHOD, diff, math.sqrt(se2))
 
 
 def how_run_differs(differs_also: list[dict[str, Any]]) -> list[str]:
@@ -201,17 +201,28 @@ def judge(
     between: dict[Any, Between],
     differs_also: list[dict[str, Any]],
     inside: set[frozenset[tuple[Any, Any]]] | None = None,
+    machine: dict[Any, Between] | None = None,
 ) -> tuple[Test, dict[str, Any]]:
     """The test of B against A and what it rests on (``sessions`` of the comparison JSON):
     ``{"a", "b", "shared", "basis", "between"}``, with ``why`` and, for a ``none`` basis,
     ``how_run_differs`` (the fields) when the sides were run differently or
     ``compared_inside: true`` when their configurations were also compared inside one session.
     ``values`` gives a group's per-run values of the metric compared; ``between`` the machines'
-    between-session variances; ``inside`` the pairs of ``compared_inside``."""
+    between-session variances; ``inside`` the pairs of ``compared_inside``; ``machine`` the
+    between-session variances keyed ``(hardware key, design_of)`` for ``machine_between``
+    (``between`` when not given), which a comparison inside a bench session carries for a
+    pooled estimate over sessions (``pooling.py``) and does not use itself."""
     sa, sb = session_of(a), session_of(b)
     info: dict[str, Any] = {"a": sa, "b": sb, "shared": sa == sb, "between": None}
     if sa == sb:
         info["basis"] = BASIS[sa.split(" ", 1)[0]]
+        machine_estimate = (between if machine is None else machine).get(
+            (a.hardware_key, design_of(a))
+        )
+        if machine_estimate is not None and sa.startswith("bench "):
+            # Not used by this comparison: what a pooled estimate over several sessions of
+            # the same pair takes as its heterogeneity when it has only two (pooling.py).
+            info["machine_between"] = machine_estimate.as_dict()
         return welch_log(values(a), values(b)), info
     same_machine = a.hardware_key == b.hardware_key
     estimate_ = between.get((a.hardware_key, design_of(a))) if same_machine else None

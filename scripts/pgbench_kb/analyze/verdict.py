@@ -128,16 +128,38 @@ class Test:
     ci_high: float | None
     df: float | None
     method: str = METHOD
+    #: The difference of the mean logarithms (B − A) and its standard error: what a pooled
+    #: estimate over sessions (``analyze/pooling.py``) and the family-wise adjustment
+    #: (``analyze/multiplicity.py``) read.
+    log_ratio: float | None = None
+    se_log: float | None = None
 
     def as_dict(self) -> dict[str, object]:
         ci = None
         if self.ci_low is not None and self.ci_high is not None:
             ci = [round(self.ci_low, 4), round(self.ci_high, 4)]
-        return {
+        out: dict[str, object] = {
             "method": self.method if ci is not None else None,
             "ci95_ratio": ci,
             "df": None if self.df is None else round(self.df, 2),
         }
+        if ci is not None and self.log_ratio is not None and self.se_log is not None:
+            out["log_ratio"] = round(self.log_ratio, 8)
+            out["se_log"] = round(self.se_log, 8)
+            out["p"] = p_value(self.log_ratio, self.se_log, self.df)
+        return out
+
+
+def p_value(estimate: float, se: float, df: float | None) -> float:
+    """Two-sided p of ``estimate / se`` against Student's t with ``df`` degrees of freedom (the
+    test whose 95% interval the verdict reads: p < 0.05 exactly when that interval excludes
+    the null). With no spread at all (``se`` 0) a difference is certain (p 0) and no
+    difference is p 1. Rounded to 6 significant digits."""
+    if se <= 0.0 or df is None:
+        return 0.0 if estimate != 0.0 else 1.0
+    t = abs(estimate) / se
+    p = 2.0 * (1.0 - t_cdf(t, df)) if t < 1.0 else 2.0 * t_cdf(-t, df)
+    return float(f"{min(1.0, max(0.0, p)):.6g}")
 
 
 def _mean_var(logs: Sequence[float]) -> tuple[float, float]:
@@ -161,7 +183,7 @@ def welch_log(a: Sequence[float] | None, b: Sequence[float] | None) -> Test:
     if se2 <= 0.0:
         # Both sides repeat one value exactly: no spread at all, the difference is the effect.
         verdict = "higher" if diff > 0 else "lower" if diff < 0 else "within_noise"
-        return Test(verdict, math.exp(diff), math.exp(diff), None)
+        return Test(verdict, math.exp(diff), math.exp(diff), None, METHOD, diff, 0.0)
     df = (
         se2
         * se2
@@ -175,4 +197,4 @@ def welch_log(a: Sequence[float] | None, b: Sequence[float] | None) -> Test:
     half = t_quantile(0.5 + CONFIDENCE / 2.0, max(round(df, 2), 0.01)) * math.sqrt(se2)
     low, high = math.exp(diff - half), math.exp(diff + half)
     verdict = "higher" if low > 1.0 else "lower" if high < 1.0 else "within_noise"
-    return Test(verdict, low, high, df)
+    return Test(verdict, low, high, df, METHOD, diff, math.sqrt(se2))

@@ -20,6 +20,7 @@ VERDICT_PHRASES = (
     ("within_noise", "within the noise"),
     ("spread_unknown", "of unknown spread"),
     ("not_comparable", "not comparable across sessions"),
+    ("not_significant", "not significant once adjusted for the other tests"),
 )
 
 
@@ -99,19 +100,33 @@ class ClaimFigures:
 
 
 class SetFigures:
-    """A selection of comparisons (tps) of one answer, as a lead's placeholders read."""
+    """A selection of comparisons (tps) of one answer, as a lead's placeholders read.
 
-    def __init__(self, items: list[dict[str, Any]], groups: dict[str, Any], left_out: int = 0):
+    Its unit is the *test* (analyze/multiplicity.py): a pair compared inside several bench
+    sessions is one test, its pooled estimate (``pooled``: the Comparisons JSON's, by id), in
+    place of its sessions' comparisons; every other comparison is a test of its own. Counts and
+    ranges of ``higher`` and ``lower`` take only the tests significant after the family-wise
+    adjustment; a test whose unadjusted verdict was higher or lower and that does not survive
+    reads "not significant once adjusted"."""
+
+    def __init__(
+        self,
+        items: list[dict[str, Any]],
+        groups: dict[str, Any],
+        left_out: int = 0,
+        pooled: dict[str, dict[str, Any]] | None = None,
+    ):
         self.items = items
         self._groups = groups
         self._left_out = left_out
+        self.tests = _tests(items, pooled or {})
 
     def _count(self, verdict: str) -> int:
-        return sum(1 for c in self.items if c.get("verdict") == verdict)
+        return sum(1 for t in self.tests if _verdict(t) == verdict)
 
     @property
     def n(self) -> str:
-        return str(len(self.items))
+        return str(len(self.tests))
 
     @property
     def higher(self) -> str:
@@ -130,14 +145,23 @@ class SetFigures:
         return self._range("lower")
 
     def _range(self, verdict: str) -> str:
-        """``+154.8% to +161.5%``: the changes of the comparisons with this verdict, or
-        ``none``."""
-        values = sorted(
-            float(c["change_pct"]) for c in self.items
-            if c.get("verdict") == verdict and c.get("change_pct") is not None
-        )  # fmt: skip
-        if not values:
+        """``+154.8% to +161.5%``: the changes of the tests with this verdict (significant
+        after adjustment), or ``none``; a pooled estimate alone reads with its 95% interval,
+        ``+158.1% [+128.4%, +176.0%]``."""
+        chosen = [
+            t for t in self.tests if _verdict(t) == verdict and t.get("change_pct") is not None
+        ]
+        if not chosen:
             return "none"
+        if all(t.get("ci95_pct") for t in chosen):
+            return _and(
+                [
+                    f"{fmt.change(t['change_pct'])} [{fmt.change(t['ci95_pct'][0])}, "
+                    f"{fmt.change(t['ci95_pct'][1])}]"
+                    for t in sorted(chosen, key=lambda t: float(t["change_pct"]))
+                ]
+            )
+        values = sorted(float(t["change_pct"]) for t in chosen)
         low, high = fmt.change(values[0]), fmt.change(values[-1])
         return str(low) if low == high else f"{low} to {high}"
 
@@ -145,20 +169,26 @@ class SetFigures:
     def verdicts(self) -> str:
         if not self.items and self._left_out:
             return "none with a verdict (their sides were run differently)"
-        return verdict_counts([c.get("verdict") for c in self.items])
+        return verdict_counts([_verdict(t) for t in self.tests])
 
     @property
     def bound(self) -> str:
-        """``between −3.1% and +2.4%``: where the 95% intervals of the comparisons within the
-        noise measured inside one bench session leave any difference (from the lowest of their
-        lows to the highest of their highs), or ``not bounded`` when none has an interval."""
+        """``between −3.1% and +2.4%``: where the 95% intervals of the tests within the noise —
+        pooled estimates, or comparisons measured inside one bench session — leave any
+        difference (from the lowest of their lows to the highest of their highs), or ``not
+        bounded`` when none has an interval."""
         lows, highs = [], []
-        for c in self.items:
-            interval = (c.get("test") or {}).get("ci95_ratio")
-            one_session = (c.get("sessions") or {}).get("shared") is True
+        for t in self.tests:
+            if t.get("verdict") != "within_noise":
+                continue
+            if t.get("ci95_pct"):
+                lows.append(1 + float(t["ci95_pct"][0]) / 100)
+                highs.append(1 + float(t["ci95_pct"][1]) / 100)
+                continue
+            interval = (t.get("test") or {}).get("ci95_ratio")
+            one_session = (t.get("sessions") or {}).get("shared") is True
             if (
-                c.get("verdict") == "within_noise"
-                and one_session
+                one_session
                 and isinstance(interval, list)
                 and len(interval) == 2
                 and all(isinstance(v, int | float) for v in interval)
@@ -182,6 +212,30 @@ class SetFigures:
             for c in self.items for s in ("a", "b")
         } - {"None"}  # fmt: skip
         return f"PostgreSQL {_and(sorted(versions))}" if versions else "version not stated"
+
+
+def _tests(items: list[dict[str, Any]], pooled: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tests of a selection: each comparison, except that the comparisons of one pooled
+    estimate are that estimate, once (in the place of its first comparison)."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for c in items:
+        estimate = pooled.get(str((c.get("family") or {}).get("pooled")))
+        if estimate is None:
+            out.append(c)
+        elif estimate["id"] not in seen:
+            seen.add(estimate["id"])
+            out.append(estimate)
+    return out
+
+
+def _verdict(test: dict[str, Any]) -> Any:
+    """A test's verdict as a lead reads it: ``higher`` or ``lower`` only when it is
+    significant after the family-wise adjustment, else ``not_significant``."""
+    verdict = test.get("verdict")
+    if verdict in ("higher", "lower") and not (test.get("family") or {}).get("significant"):
+        return "not_significant"
+    return verdict
 
 
 def verdict_counts(verdicts: list[Any]) -> str:

@@ -80,10 +80,11 @@ def build_answers(
         for c in raw.values()
         if c.get("kind") != "span"
     }
+    pooled = {str(p.get("id")): p for p in known.get("pooled") or [] if isinstance(p, dict)}
     by_family: dict[str, list[dict[str, Any]]] = defaultdict(list)
     left_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison in raw.values():
-        family = knowledge.family_of(str(comparison.get("factor")), comparison.get("family"))
+        family = knowledge.family_of(str(comparison.get("factor")), comparison.get("factor_family"))
         (left_out if left_out_of_answers(comparison) else by_family)[family].append(comparison)
     shown = {c["id"]: c for items in placed["families"].values() for c in items}
     sources = data.get("sources") or {}
@@ -124,6 +125,7 @@ def build_answers(
                 _selected(family_items, spec),
                 groups,
                 left_out=len(_selected(left_out.get(str(spec.get("family")), []), spec)),
+                pooled=pooled,
             )
         fields = LeadFields(values, loaded, f"{where}.lead", slug)
         lead = " ".join(fields.format(" ".join(str(answer["lead"]).split())).split())

@@ -278,7 +278,7 @@ def comparison_shown(
             sentence += "that it says nothing"
         else:
             sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
-    sentence += session_words(comparison)
+    sentence += session_words(comparison) + adjustment_words(comparison)
     runs_of = samples or {}
     sides = [
         {"name": name, "center": s["center_raw"], "runs": runs_of.get(str(raw.get("group")))}
@@ -328,6 +328,26 @@ def context_words(machine: str, words_a: str, words_b: str) -> str:
     if words_a == words_b:
         return f"On {machine}; both sides: {words_a}."
     return f"On {machine}. A: {words_a}. B: {words_b}."
+
+
+def adjustment_words(comparison: dict[str, Any]) -> str:
+    """What the family-wise adjustment (analyze/multiplicity.py, ``family``) says of a
+    comparison: said when it changes something, or when a pooled estimate speaks for it."""
+    family = comparison.get("family") or {}
+    if not family:
+        return ""
+    n = int(family.get("size") or 1)
+    pooled = "pooled with its other sessions: " if family.get("pooled") else ""
+    adjusted = f" once adjusted for the {n} tests of this question on this machine (Holm)"
+    if family.get("significant"):
+        verdict = "significant"
+    elif comparison.get("verdict") in ("higher", "lower"):
+        verdict = "not significant"
+    else:
+        return ""
+    if n == 1:
+        return f"; {pooled}{verdict}" if pooled else ""
+    return f"; {pooled}{verdict}{adjusted}"
 
 
 def session_words(comparison: dict[str, Any]) -> str:

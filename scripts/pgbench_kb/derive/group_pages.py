@@ -103,7 +103,9 @@ def place_knowledge(
     for c in every:
         if c.get("tps_comparison"):
             latency_of[str(c["tps_comparison"])].append(latency_shown(c))
-    family_of = [knowledge.family_of(str(c.get("factor")), c.get("family")) for c in comparisons]
+    family_of = [
+        knowledge.family_of(str(c.get("factor")), c.get("factor_family")) for c in comparisons
+    ]
     sizes: dict[str, int] = defaultdict(int)
     for family in family_of:
         sizes[family] += 1
