@@ -27,16 +27,17 @@ def pytest_report_header() -> list[str]:
     return [f"shipped knowledge: {shipped_source()}"]
 
 
-#: Session fixtures built once (a whole site build each): the tests that use them run in one
-#: worker under pytest-xdist (``make test`` runs two, ``--dist loadgroup``), so each is built
-#: once per session, not once per worker.
-SHARED_SITES = frozenset(("shipped_site", "payload_site"))
+#: Session fixtures built once (a whole site build each): under pytest-xdist (``make test``
+#: runs two workers, ``--dist loadgroup``) the tests that use one of them run in one worker, so
+#: each site is built once per session; the two sites' groups go to different workers.
+SHARED_SITES = ("shipped_site", "payload_site")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if SHARED_SITES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("shared-site"))
+        used = [name for name in SHARED_SITES if name in getattr(item, "fixturenames", ())]
+        if used:
+            item.add_marker(pytest.mark.xdist_group(used[0].replace("_", "-")))
 
 
 @pytest.fixture

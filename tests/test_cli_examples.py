@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import REFERENCE_OUTPUTS, REPO, VENV_BIN, run_kb
+from kbtest import REFERENCE_OUTPUTS, REPO, VENV_BIN, copy_day_one, run_kb
 from pgbench_kb.cli import COMMANDS
 
 #: The files the examples name, as a user would have them: from the parser's fixtures.
@@ -36,10 +36,13 @@ def examples(name: str) -> list[str]:
 
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
+    """A copy of the repository (the shipped knowledge as committed, its published history
+    alone: the examples must run, on any runs) with the example files, committed on main."""
+    root = copy_day_one(tmp_path / "repo", transcribed_only=True)
     for name in COPIED:
         source = REPO / name
+        if (root / name).exists():
+            continue
         if source.is_dir():
             shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
