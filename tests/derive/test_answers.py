@@ -151,7 +151,7 @@ def test_a_lead_whose_claim_changed_verdict_stops_the_build(known: dict):
 
 
 def _tree_with(tmp_path: Path, edit) -> Path:
-    root = copy_day_one(tmp_path / "kb")
+    root = copy_day_one(tmp_path / "kb", transcribed_only=True)
     path = root / "data" / "answers.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     edit(data)
