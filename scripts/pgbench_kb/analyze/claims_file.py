@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import RunFileError
-from pgbench_kb.runs.documents import Located, read_document, schema_problems
+from pgbench_kb.runs.documents import Located, document_problems, read_document, schema_problems
 from pgbench_kb.runs.runfile import Loaded
 
 CLAIMS_FILE = Path("data/claims.yaml")
@@ -46,11 +46,7 @@ def _problems(loaded: Loaded, shown: str) -> list[Located]:
 
 def claims_problems(path: Path, shown: str) -> list[Located]:
     """Every problem of the claims file at ``path``, in line order."""
-    try:
-        loaded = read_document(path, shown)
-    except RunFileError as exc:
-        return [Located(shown, exc.line, exc.field or "(file)", exc.message, exc.hint)]
-    return _problems(loaded, shown)
+    return document_problems("claims", path, shown, _ranges)
 
 
 def load_claims(root: Path) -> list[dict[str, Any]]:

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.derive import knowledge
-from pgbench_kb.errors import DeriveError, RunFileError
-from pgbench_kb.runs.documents import Located, read_document, schema_problems
+from pgbench_kb.errors import DeriveError
+from pgbench_kb.runs.documents import Located, document_problems, read_document, schema_problems
 from pgbench_kb.runs.runfile import Loaded
 
 ANSWERS_FILE = Path("data") / "answers.yaml"
@@ -78,11 +78,7 @@ def _problems(loaded: Loaded, shown: str) -> list[Located]:
 
 def answers_problems(path: Path, shown: str) -> list[Located]:
     """Every problem of the answers file at ``path``, in line order."""
-    try:
-        loaded = read_document(path, shown)
-    except RunFileError as exc:
-        return [Located(shown, exc.line, exc.field or "(file)", exc.message, exc.hint)]
-    return _problems(loaded, shown)
+    return document_problems("answers", path, shown, _rules)
 
 
 def read_answers(root: Path) -> Loaded:

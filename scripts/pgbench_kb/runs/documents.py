@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.errors import RunFileError
 from pgbench_kb.runs.runfile import Loaded, load_yaml_text, read_text_file
 
 #: The schemas of the documents, by name (``runs/schemas/NAME.schema.json``).
@@ -82,6 +83,19 @@ def schema_problems(name: str, loaded: Loaded, shown: str) -> list[Located]:
 
 #: A check of one document: its path and the name to show → every problem (schema and rules).
 DocumentCheck = Callable[[Path, str], list[Located]]
+
+
+def document_problems(
+    name: str, path: Path, shown: str, rules: Callable[[Loaded, str], list[Located]]
+) -> list[Located]:
+    """Every problem of the document at ``path`` against schema ``name``, in line order; its
+    ``rules`` (what the schema cannot say) only once the schema holds. A file that cannot be
+    read is one problem."""
+    try:
+        loaded = read_document(path, shown)
+    except RunFileError as exc:
+        return [Located(shown, exc.line, exc.field or "(file)", exc.message, exc.hint)]
+    return schema_problems(name, loaded, shown) or rules(loaded, shown)
 
 
 @dataclass(frozen=True)
