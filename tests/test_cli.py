@@ -12,7 +12,7 @@ from pgbench_kb.cli import COMMANDS
 
 
 def test_top_level_help_lists_every_command():
-    done = run_kb("--help")
+    done = run_kb("--help", process=True)  # the installed entry point itself
     assert done.returncode == 0
     for command in COMMANDS:
         assert re.search(rf"^\s+{command.name}\s", done.stdout, re.M), command.name
@@ -34,7 +34,7 @@ def test_command_is_documented(name):
 
 
 def test_unknown_profile_is_one_line_without_traceback():
-    done = run_kb("plan", "no-such-profile")
+    done = run_kb("plan", "no-such-profile", process=True)  # the status the shell sees
     assert done.returncode == 1
     assert done.stdout == ""
     lines = done.stderr.splitlines()

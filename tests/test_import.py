@@ -1,4 +1,5 @@
-"""``kb import`` through the real CLI (.venv/bin/kb): exact output, atomic writes, no overwrite,
+"""``kb import`` through the real CLI (its main, in this process; .venv/bin/kb where only a
+process shows it): exact output, atomic writes, no overwrite,
 missing fields named with the exact way to give them, --set / --meta / standard input."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from kbtest import run_kb
 from pgbench_kb.runs.check import check_paths, format_report
 from pgbench_kb.runs.import_declared import located_problems
 from pgbench_kb.runs.runfile import load_yaml_file
@@ -40,17 +42,13 @@ MEASURED_DECLARED = ["postgres.settings", "postgres.version", "storage.data"]
 def kb(
     root: Path, *args: str, stdin: str | None = None, measured: bool = True
 ) -> subprocess.CompletedProcess[str]:
-    """``kb import --root ROOT ARGS``, with MEASURED added to a hand import of a measured run."""
+    """``kb import --root ROOT ARGS``, with MEASURED added to a hand import of a measured run
+    (in this process: kbtest.run_kb; the tests of bytes on standard input and of a memory
+    limit run the installed kb)."""
     by_hand = not any(a in {"--harness-dir", "origin=transcribed", "--meta"} for a in args)
     extra = MEASURED if measured and by_hand else ()
-    return subprocess.run(
-        [KB, "import", "--root", str(root), *args, *extra],
-        env=git_env(root),
-        capture_output=True,
-        text=True,
-        input=stdin,
-        cwd=root,
-        timeout=60,
+    return run_kb(
+        "import", "--root", str(root), *args, *extra, env=git_env(root), input=stdin, cwd=root
     )
 
 
