@@ -355,11 +355,11 @@ def test_the_projects_own_runs_are_all_listed() -> None:
     """Every run of the repository that signs as the maintainers is in the list, as it is."""
     repo = Path(__file__).resolve().parents[2]
     from pgbench_kb.runs.check.text import claims_maintainers, own_runs
-    from pgbench_kb.runs.runfile import load_yaml_file
+    from pgbench_kb.runs.runfile import read_run
 
     listed = own_runs(repo)
     for path in run_files(repo):
-        contributor = load_yaml_file(path).data["provenance"]["contributor"]
+        contributor = read_run(path).data["provenance"]["contributor"]
         if claims_maintainers(contributor):
             relative = path.relative_to(repo).as_posix()
             assert listed.get(relative) == sha256_bytes(path.read_bytes()), relative

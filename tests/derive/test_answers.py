@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -150,8 +151,14 @@ def test_a_lead_whose_claim_changed_verdict_stops_the_build(known: dict):
     assert text[line - 1].strip() == "write-cache-makes-flushes-cheap: holds"
 
 
-def _tree_with(tmp_path: Path, edit) -> Path:
-    root = copy_day_one(tmp_path / "kb", transcribed_only=True)
+@pytest.fixture(scope="module")
+def transcribed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The published history alone, copied once for the module (each test copies it)."""
+    return copy_day_one(tmp_path_factory.mktemp("transcribed") / "kb", transcribed_only=True)
+
+
+def _tree_with(tmp_path: Path, transcribed: Path, edit) -> Path:
+    root = shutil.copytree(transcribed, tmp_path / "kb")
     path = root / "data" / "answers.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     edit(data)
@@ -194,8 +201,10 @@ def _tree_with(tmp_path: Path, edit) -> Path:
         "set-unknown-family",
     ],
 )
-def test_mistakes_in_answers_yaml_are_one_line_errors(tmp_path: Path, edit, words: str):
-    root = _tree_with(tmp_path, edit)
+def test_mistakes_in_answers_yaml_are_one_line_errors(
+    tmp_path: Path, transcribed: Path, edit, words: str
+):
+    root = _tree_with(tmp_path, transcribed, edit)
     done = run_kb("derive", "--root", str(root))
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()

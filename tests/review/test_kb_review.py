@@ -105,7 +105,8 @@ def hostile(repo: Path) -> tuple[dict, int, str]:
     beside the command."""
     git(repo, "checkout", "-q", "hostile")
     try:
-        done = run_kb("review", "main", "hostile", "--json", cwd=repo)
+        # a process, as CI runs it: the code beside it must not be what runs
+        done = run_kb("review", "main", "hostile", "--json", cwd=repo, process=True)
     finally:
         git(repo, "checkout", "-q", "main")
     return json.loads(done.stdout), done.returncode, done.stderr
