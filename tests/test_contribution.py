@@ -8,12 +8,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from kbtest import shipped_root
+from kbtest import run_kb, shipped_root
 from pgbench_kb.runs.pgsettings import (
     major_of,
     read_settings_text,
@@ -25,7 +24,6 @@ from pgbench_kb.runs.runfile import load_yaml_file
 from pgbench_kb.runs.tryout import is_smoke, label
 
 REPO = Path(__file__).resolve().parents[1]
-KB = str(Path(sys.executable).parent / "kb")
 OUTPUT = REPO / "tests" / "parse" / "fixtures" / "pg18-tpcb-P1-r.txt"
 WHEN = "provenance.recorded_at=2026-11-20T10:00:00Z"
 MEASURED = ("--set", "postgres.version=18.1", "--set", "storage.data.filesystem=ext4")
@@ -62,9 +60,7 @@ def kb(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     config = root.parent / f"{root.name}.gitconfig"
     config.write_text("[user]\n\tname = Test Contributor\n", encoding="utf-8")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
-    return subprocess.run(
-        [KB, *args], env=env, capture_output=True, text=True, cwd=root, timeout=120
-    )
+    return run_kb(*args, env=env, cwd=root)
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """Stability over time (analyze/stability.py): planted series with known stalls, flat series,
 too-short runs, the TPC-E window arithmetic against numbers worked out by hand, real ``-P 1``
 outputs and real aggregate logs of pgbench 18 (the parser's fixtures), and runs imported with
-the real ``kb import``."""
+the real ``kb import`` (its main, kbtest.run_kb)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbtest import run_kb
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.load import SKIP
 from pgbench_kb.analyze.runseries import (
@@ -493,12 +494,7 @@ def root(tmp_path: Path) -> Path:
 def kb_import(root: Path, output: Path, *logs: Path) -> dict[str, Any]:
     flags = ["--machine", "box", "--set", WHEN, *MEASURED]
     flags += ["--log", *map(str, logs)] if logs else []
-    done = subprocess.run(
-        [KB, "import", "--root", str(root), str(output), *flags],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_kb("import", "--root", str(root), str(output), *flags)
     assert done.returncode == 0, done.stderr
     return load_yaml_file(Path(done.stdout.strip())).data
 
