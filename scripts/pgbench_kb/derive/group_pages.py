@@ -116,6 +116,7 @@ def place_knowledge(
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
         shown = comparison_shown(comparison, group_urls, group_words, page, samples)
         shown["latency"] = latency_of.get(str(comparison.get("id")), [])
+        shown["latency_note"] = (comparison.get("latency_untrusted") or {}).get("reason")
         families[family].append(shown)
         for side_name in ("a", "b"):
             for run_id in shown[side_name]["runs"]:

@@ -1,0 +1,142 @@
+"""Untrustworthy latencies are named (issue #36, item 6): a run whose logged latencies read
+0 µs in more than 1% of its logged transactions, or a short run with no log to check, gets no
+latency verdict and feeds no finding (runs/latency_trust.py, analyze/latency_trust.py)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbtest import shipped_root
+from pgbench_kb.analyze import build_knowledge
+from pgbench_kb.parse import parse_text
+from pgbench_kb.runs import latency_trust as rules
+from pgbench_kb.runs.check import check_paths
+from pgbench_kb.runs.runfile import load_yaml_file
+
+
+def _zero_shares(root: Path) -> dict[str, float]:
+    """Each shipped run with transaction logs → the share of its logged latencies that are 0,
+    counted here from the gzip logs line by line (not with the parser under test)."""
+    shares = {}
+    for path in sorted((root / "data" / "runs").rglob("*.yaml")):
+        run = load_yaml_file(path).data
+        logs = [r["path"] for r in run.get("raw") or [] if r["kind"] == "transaction_log"]
+        zero = logged = 0
+        for rel in logs:
+            for line in gzip.decompress((root / rel).read_bytes()).decode().splitlines():
+                latency = line.split()[2]
+                if latency.isdigit():
+                    logged += 1
+                    zero += latency == "0"
+        if logged:
+            shares[run["id"]] = zero / logged
+    return shares
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict[str, Any]:
+    return build_knowledge(shipped_root())
+
+
+@pytest.fixture(scope="module")
+def zero_heavy() -> set[str]:
+    return {rid for rid, share in _zero_shares(shipped_root()).items() if share > 0.01}
+
+
+def test_every_shipped_run_with_over_1pct_zeros_is_named(
+    shipped: dict[str, Any], zero_heavy: set[str]
+) -> None:
+    named = {e["run"]: e for e in shipped["latency_trust"] if e["status"] == "unreliable"}
+    assert zero_heavy, "the shipped select-only runs with 4 clients have 11-60% zeros"
+    assert set(named) == zero_heavy
+    one = named[min(named)]
+    assert one["zero_latencies"] > 0.01 * one["logged"]
+    assert one["reason"].startswith("latencies unreliable: ")
+    assert "of logged transactions read 0 µs" in one["reason"]
+    assert one["reason"].endswith("pgbench read its clock once for start and end")
+
+
+def test_no_latency_verdict_or_finding_rests_on_a_run_with_over_1pct_zeros(
+    shipped: dict[str, Any], zero_heavy: set[str]
+) -> None:
+    by_id = {c["id"]: c for c in shipped["comparisons"]}
+    latency = [c for c in shipped["comparisons"] if c.get("metric", "tps") != "tps"]
+    assert latency, "the trusted runs still have latency comparisons"
+    for c in latency:
+        assert not (set(c["a"]["runs"]) | set(c["b"]["runs"])) & zero_heavy, c["id"]
+    for f in shipped["findings"]:
+        cited = [by_id[cid] for cid in f["comparisons"] if cid in by_id]
+        if f["kind"] == "latency" or any(c.get("metric", "tps") != "tps" for c in cited):
+            for c in cited:
+                assert not (set(c["a"]["runs"]) | set(c["b"]["runs"])) & zero_heavy, f["text"]
+    for p in shipped["pooled"]:
+        if str(p.get("metric", "tps")) != "tps":
+            for cid in p["comparisons"]:
+                assert cid in by_id, cid
+    noted = [c for c in shipped["comparisons"] if "latency_untrusted" in c]
+    assert noted and all(c.get("metric", "tps") == "tps" for c in noted)
+    for c in noted:
+        assert set(c["latency_untrusted"]["runs"]) <= zero_heavy
+        assert "read 0 µs" in c["latency_untrusted"]["reason"]
+    for g in shipped["groups"]:
+        if g["runs"] and set(g["runs"]) <= zero_heavy:
+            assert g["latency_avg_ms"] is None, g["id"]
+    for curve in shipped["curves"]:
+        for point in curve["points"]:
+            runs = next(g["runs"] for g in shipped["groups"] if g["id"] == point["group"])
+            if set(runs) <= zero_heavy:
+                assert (point["latency_ms"], point["p95_ms"], point["p99_ms"]) == (None,) * 3
+
+
+def test_kb_check_warns_and_keeps_the_run_file(zero_heavy: set[str]) -> None:
+    root = shipped_root()
+    path = next(p for p in (root / "data" / "runs").rglob("*.yaml") if p.stem in zero_heavy)
+    report = check_paths([str(path)], root=root)
+    assert report.errors == []
+    warned = [f for f in report.warnings if rules.named(f.message)]
+    assert len(warned) == 1 and warned[0].field == "results.latency_percentiles_ms"
+    assert "no verdict" in warned[0].message
+
+
+def test_the_parser_counts_latencies_of_0_us() -> None:
+    lines = [f"0 {n} {lat} 0 1795305575 {540653 + n}" for n, lat in enumerate([0, 12, 0, 7, 0])]
+    parsed = parse_text("\n".join(lines) + "\n")
+    assert (parsed["zero_latencies"], parsed["transactions"]) == (3, 5)
+    assert parse_text("0 1 5 0 1795305575 540653\n")["zero_latencies"] == 0
+
+
+@pytest.mark.parametrize(
+    ("zero", "logged", "status"),
+    [(10, 1000, None), (11, 1000, "unreliable"), (0, 0, None), (1, 2, "unreliable")],
+)
+def test_the_1pct_rule(zero: int, logged: int, status: str | None) -> None:
+    found = rules.from_counts(zero, logged)
+    assert (found.status if found else None) == status
+
+
+RUN = {
+    "raw": [{"kind": "output", "path": "x.txt"}],
+    "benchmark": {"progress_interval_s": 1.0},
+    "results": {"latency_avg_ms": 0.05, "latency_stddev_ms": 0.02},
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "status"),
+    [
+        ({}, "unverified"),
+        ({"results": {"latency_avg_ms": 0.1, "latency_stddev_ms": 0.02}}, None),
+        # Without -P, -R or -L, pgbench computes its average from the run's time.
+        ({"benchmark": {}, "results": {"latency_avg_ms": 0.05}}, None),
+        ({"raw": [{"kind": "transaction_log", "path": "x.log0.gz"}]}, None),
+    ],
+)
+def test_the_rule_for_short_runs_without_a_log(change: dict[str, Any], status: str | None) -> None:
+    found = rules.without_log({**RUN, **change})
+    assert (found.status if found else None) == status
+    if found:
+        assert found.reason.startswith("latencies unverified: 0.05 ms on average")
