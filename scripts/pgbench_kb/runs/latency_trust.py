@@ -1,4 +1,4 @@
-"""Whether a run's latencies can be trusted (docs/parser.md, "Latencies of 0 µs").
+"""Whether a run's latencies can be trusted (docs/parser.md, "Zero latencies").
 
 pgbench reads its clock lazily, once per pass over a client (``advanceConnectionState``);
 when a short transaction's reply is already there on the pass that sent it, its start and

@@ -114,7 +114,7 @@ def latency_trust_warning(log: dict[str, Any]) -> list[Issue]:
         Issue(
             latency_trust.FIELD,
             f"{trust.reason}; the analysis gives this run's latencies no verdict "
-            '(docs/parser.md, "Latencies of 0 µs")',
+            '(docs/parser.md, "Zero latencies")',
             "warning",
         )
     ]
@@ -129,7 +129,7 @@ def rules_latency_unverified(run: dict[str, Any]) -> list[Issue]:
         Issue(
             "results.latency_avg_ms",
             f"{trust.reason}; the analysis gives this run's latencies no verdict "
-            '(docs/parser.md, "Latencies of 0 µs")',
+            '(docs/parser.md, "Zero latencies")',
             "warning",
         )
     ]
