@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from kbtest import shipped_root
+from kbtest import run_kb, shipped_root
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.parse import parse_text
 from pgbench_kb.runs import latency_trust as rules
@@ -140,3 +140,37 @@ def test_the_rule_for_short_runs_without_a_log(change: dict[str, Any], status: s
     assert (found.status if found else None) == status
     if found:
         assert found.reason.startswith("latencies unverified: 0.05 ms on average")
+
+
+def test_kb_import_names_the_run_and_writes_it_as_it_is(
+    tmp_path: Path, zero_heavy: set[str]
+) -> None:
+    """kb import of a shipped run's output and logs: a note with the count, share and reason;
+    the run file keeps the percentiles the logs give (p50 0 or 1 µs)."""
+    source = shipped_root()
+    run_path = next(p for p in (source / "data" / "runs").rglob("*.yaml") if p.stem in zero_heavy)
+    run = load_yaml_file(run_path).data
+    output = next(r["path"] for r in run["raw"] if r["kind"] == "output")
+    logs = []
+    for index, rel in enumerate(r["path"] for r in run["raw"] if r["kind"] == "transaction_log"):
+        logs.append(tmp_path / f"pgbench_log.1.{index}" if index else tmp_path / "pgbench_log.1")
+        logs[-1].write_bytes(gzip.decompress((source / rel).read_bytes()))
+    root = tmp_path / "kb"
+    (root / "content" / "hardware").mkdir(parents=True)
+    (root / "content" / "hardware" / "box.md").write_text(
+        "---\nschema_version: 1\ntitle: Box\ndescription: A box.\nroles: [server]\n---\nA box.\n",
+        encoding="utf-8",
+    )
+    done = run_kb(
+        "import", "--root", str(root), str(source / output), "--machine", "box",
+        "--set", "provenance.recorded_at=2026-11-27T03:05:42Z", "--set", "postgres.version=18.6",
+        "--set", "postgres.settings={}", "--set", "storage.data.filesystem=ext4",
+        "--log", *map(str, logs), cwd=root,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if "latencies unreliable" in line]
+    assert len(notes) == 1, done.stderr
+    assert notes[0].startswith("note: results.latency_percentiles_ms: latencies unreliable: ")
+    assert "of logged transactions read 0 µs (" in notes[0]
+    written = load_yaml_file(next((root / "data" / "runs").rglob("*.yaml"))).data
+    assert written["results"]["latency_percentiles_ms"] == run["results"]["latency_percentiles_ms"]
