@@ -1,6 +1,6 @@
 """Untrustworthy latencies are named (issue #36, item 6): a run whose logged latencies read
 0 µs in more than 1% of its logged transactions, or a short run with no log to check, gets no
-latency verdict and feeds no finding (runs/latency_trust.py, analyze/latency_trust.py)."""
+latency verdict and feeds no finding (runs/latency_zeros.py, analyze/latency_trust.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from kbtest import run_kb, shipped_root
 from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.parse import parse_text
-from pgbench_kb.runs import latency_trust as rules
+from pgbench_kb.runs import latency_zeros as rules
 from pgbench_kb.runs.check import check_paths
 from pgbench_kb.runs.runfile import load_yaml_file
 

@@ -1,6 +1,6 @@
 """Runs whose latencies get no verdict: read from their transaction logs at analysis time.
 
-The rules are ``runs/latency_trust.py``'s (more than 1% of logged latencies at 0 µs:
+The rules are ``runs/latency_zeros.py``'s (more than 1% of logged latencies at 0 µs:
 ``unreliable``; short latencies measured per transaction with no log: ``unverified``). Here a
 run's logs are read (the same parser and reading limits as stability's raw files) and the
 result is kept with the run's record (``RunRecord.latency_trust``), so ``kb derive`` keeps it
@@ -21,7 +21,7 @@ from typing import Any
 
 from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.runseries import parse_raw
-from pgbench_kb.runs import latency_trust as rules
+from pgbench_kb.runs import latency_zeros as rules
 
 
 def trust_of_run(data: Mapping[str, Any], root: Path | None, path: str) -> dict[str, Any] | None:

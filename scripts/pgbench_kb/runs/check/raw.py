@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError
-from pgbench_kb.runs import latency_trust
+from pgbench_kb.runs import latency_zeros
 from pgbench_kb.runs.build import output_values, percentiles_from_log
 from pgbench_kb.runs.check.report import Issue
 from pgbench_kb.runs.check.values import differs, same_value, shown_value
@@ -105,14 +105,14 @@ def rules_transaction_log(run: dict[str, Any], log: dict[str, Any]) -> list[Issu
 
 
 def latency_trust_warning(log: dict[str, Any]) -> list[Issue]:
-    """A warning when more than 1% of the logged latencies read 0 µs (``runs.latency_trust``):
+    """A warning when more than 1% of the logged latencies read 0 µs (``runs.latency_zeros``):
     the run file stays as written, the analysis gives its latencies no verdict."""
-    trust = latency_trust.from_log(log)
+    trust = latency_zeros.from_log(log)
     if trust is None:
         return []
     return [
         Issue(
-            latency_trust.FIELD,
+            latency_zeros.FIELD,
             f"{trust.reason}; the analysis gives this run's latencies no verdict "
             '(docs/parser.md, "Zero latencies")',
             "warning",
@@ -122,7 +122,7 @@ def latency_trust_warning(log: dict[str, Any]) -> list[Issue]:
 
 def rules_latency_unverified(run: dict[str, Any]) -> list[Issue]:
     """A warning for short latencies measured per transaction with no log to check them."""
-    trust = latency_trust.without_log(run)
+    trust = latency_zeros.without_log(run)
     if trust is None:
         return []
     return [
