@@ -3,9 +3,11 @@
 The rules are ``runs/latency_zeros.py``'s (more than 1% of logged latencies at 0 µs:
 ``unreliable``; short latencies measured per transaction with no log: ``unverified``). Here a
 run's logs are read (the same parser and reading limits as stability's raw files) and the
-result is kept with the run's record (``RunRecord.latency_trust``), so ``kb derive`` keeps it
-in its cache of prepared runs with the rest of the record, and reads a run's logs again only
-when the run file or one of its raw files changed.
+result is kept with the run's record (``RunRecord.latency_trust``, and each log's counts in
+``RunRecord.log_counts``): ``kb derive`` keeps it in its cache of prepared runs with the rest
+of the record, and ``kb compare`` keeps the counts per log in
+``ROOT/build/cache/latency-zeros.pickle`` (``remember``), so a log is parsed again only when
+it, its recorded sha256 or the code changed.
 
 Such a run's latency figures feed nothing the analysis judges: no latency comparison, group
 latency centre, curve latency, claim figure or TPC-C latency test reads them
@@ -15,37 +17,98 @@ latency centre, curve latency, claim figure or TPC-C latency test reads them
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import os
+import pickle
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.runseries import parse_raw
 from pgbench_kb.runs import latency_zeros as rules
+from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
+
+CACHE_DIR = Path("build") / "cache"
 
 
-def trust_of_run(data: Mapping[str, Any], root: Path | None, path: str) -> dict[str, Any] | None:
+#: Per-log counts (zeros, logged transactions) kept in ``ROOT/build/cache/`` when that folder
+#: exists, keyed by the log's path, the sha256 its run file records and its file stamp.
+CACHE_NAME = "latency-zeros.pickle"
+_counts: dict[str, dict[tuple[Any, ...], tuple[int, int]]] = {}
+
+
+def _known(root: Path) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """The counts kept under ``root`` (read once per process and root)."""
+    key = str(root)
+    if key not in _counts:
+        try:
+            saved = pickle.loads((root / CACHE_DIR / CACHE_NAME).read_bytes())
+        except (OSError, pickle.PickleError, EOFError, ValueError, TypeError, AttributeError):
+            saved = None
+        ok = isinstance(saved, dict) and saved.get("code") == code_fingerprint()
+        _counts[key] = dict(saved["counts"]) if ok else {}
+    return _counts[key]
+
+
+def log_counts(
+    data: Mapping[str, Any], root: Path, path: str
+) -> tuple[tuple[tuple[Any, ...], tuple[int, int]], ...]:
+    """Each transaction log of a run: (its cache key, (zeros, logged transactions)), read
+    under ``root`` unless the cache has it."""
+    known = _known(root)
+    out = []
+    for index, raw in enumerate(data.get("raw") or []):
+        if not isinstance(raw, Mapping) or raw.get("kind") != "transaction_log":
+            continue
+        rel = raw.get("path")
+        if not isinstance(rel, str):
+            continue
+        key = (rel, raw.get("sha256"), file_stamp(root / rel))
+        counts = known.get(key)
+        if counts is None:
+            parsed = parse_raw(root, rel, path, f"raw[{index}].path")
+            if parsed.get("kind") != "transaction_log":
+                continue  # kb check names a log of the wrong kind
+            counts = (int(parsed.get("zero_latencies") or 0), int(parsed.get("transactions") or 0))
+        out.append((key, counts))
+    return tuple(out)
+
+
+def remember(root: Path, records: Iterable[Any]) -> None:
+    """Keep the per-log counts of ``records`` (``RunRecord.log_counts``) in the cache, when
+    ``ROOT/build/cache/`` exists and they differ from what it holds."""
+    folder = root / CACHE_DIR
+    if not folder.is_dir():
+        return
+    counts = {key: value for r in records for key, value in getattr(r, "log_counts", ()) or ()}
+    if counts == _known(root):
+        return
+    _counts[str(root)] = counts
+    partial = folder / f"{CACHE_NAME}.{os.getpid()}.tmp"
+    try:
+        partial.write_bytes(
+            pickle.dumps(
+                {"code": code_fingerprint(), "counts": counts}, protocol=pickle.HIGHEST_PROTOCOL
+            )
+        )
+        partial.replace(folder / CACHE_NAME)
+    except OSError:
+        partial.unlink(missing_ok=True)
+
+
+def trust_of_run(
+    data: Mapping[str, Any], counts: Sequence[tuple[Any, tuple[int, int]]] | None
+) -> dict[str, Any] | None:
     """``LatencyTrust.as_dict()`` of one run file's data, or None when its latencies stand.
-    Its transaction logs are read under ``root`` (not at all without one: then only the rule
-    for runs without a log applies)."""
-    raws = [r for r in data.get("raw") or [] if isinstance(r, Mapping)]
-    logs = [
-        (i, r["path"])
-        for i, r in enumerate(raws)
-        if r.get("kind") == "transaction_log" and isinstance(r.get("path"), str)
-    ]
-    if not logs:
+    ``counts``: its logs' ``log_counts`` (None when they could not be read: no root given;
+    then only the rule for runs without a log applies)."""
+    if not rules.has_transaction_log(data):
         found = rules.without_log(data)
         return found.as_dict() if found is not None else None
-    if root is None:
+    if not counts:
         return None
-    zero = logged = 0
-    for index, rel in logs:
-        parsed = parse_raw(root, rel, path, f"raw[{index}].path")
-        if parsed.get("kind") != "transaction_log":
-            return None  # kb check names a log of the wrong kind
-        zero += int(parsed.get("zero_latencies") or 0)
-        logged += int(parsed.get("transactions") or 0)
+    zero = sum(c[0] for _key, c in counts)
+    logged = sum(c[1] for _key, c in counts)
     found = rules.from_counts(zero, logged)
     return found.as_dict() if found is not None else None
 

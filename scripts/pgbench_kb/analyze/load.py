@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.analyze.factors import kind_of, skipped
-from pgbench_kb.analyze.latency_trust import trust_of_run
+from pgbench_kb.analyze.latency_trust import log_counts, remember, trust_of_run
 from pgbench_kb.analyze.runseries import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
@@ -70,6 +70,8 @@ class RunRecord:
     smoke: bool = False
     #: Why the run's latencies get no verdict (``analyze/latency_trust.py``), or None.
     latency_trust: dict[str, Any] | None = None
+    #: Each transaction log's (cache key, (zeros, logged)): ``latency_trust.log_counts``.
+    log_counts: tuple[Any, ...] = ()
 
 
 def key(value: Any) -> Any:
@@ -176,8 +178,10 @@ def record_of(data: dict[str, Any], path: str, root: Path | None = None) -> RunR
         series=run_facts(data),
         disturbed=disturbed_reason(data.get("machine_load")),
         smoke=is_smoke(data),
-        latency_trust=trust_of_run(data, root, path),
     )
+    if root is not None:
+        rec.log_counts = log_counts(data, root, path)
+    rec.latency_trust = trust_of_run(data, rec.log_counts if root is not None else None)
     for dotted, value in flat.items():
         if dotted == "benchmark.other_flags":
             value = instrumentation_dropped(value)
@@ -241,4 +245,5 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
         if isinstance(result, str):
             raise RunFileError(result)
         records.append(result)
+    remember(root, records)
     return records
