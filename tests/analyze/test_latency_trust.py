@@ -174,3 +174,41 @@ def test_kb_import_names_the_run_and_writes_it_as_it_is(
     assert "of logged transactions read 0 µs (" in notes[0]
     written = load_yaml_file(next((root / "data" / "runs").rglob("*.yaml"))).data
     assert written["results"]["latency_percentiles_ms"] == run["results"]["latency_percentiles_ms"]
+
+
+def test_the_counts_are_kept_per_log_and_read_again_when_a_log_changes(
+    tmp_path: Path, zero_heavy: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pgbench_kb.analyze import latency_trust
+    from pgbench_kb.analyze.load import load_runs
+
+    source = shipped_root()
+    run_path = next(p for p in (source / "data" / "runs").rglob("*.yaml") if p.stem in zero_heavy)
+    run = load_yaml_file(run_path).data
+    root = tmp_path / "kb"
+    for rel in [run_path.relative_to(source).as_posix(), *(r["path"] for r in run["raw"])]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes((source / rel).read_bytes())
+    (root / "build" / "cache").mkdir(parents=True)
+    [record] = load_runs(root)
+    assert record.latency_trust["status"] == "unreliable"
+    assert (root / "build" / "cache" / latency_trust.CACHE_NAME).is_file()
+    latency_trust._counts.clear()  # a new process: the counts come from the file
+
+    def no_parsing(*_args: Any) -> None:
+        raise AssertionError("a log was parsed again")
+
+    monkeypatch.setattr(latency_trust, "parse_raw", no_parsing)
+    [again] = load_runs(root)
+    assert again.latency_trust == record.latency_trust
+    monkeypatch.undo()
+    logs = [r["path"] for r in run["raw"] if r["kind"] == "transaction_log"]
+    for rel in logs:  # the same logs with every latency of 0 µs made 5 µs
+        lines = gzip.decompress((root / rel).read_bytes()).decode().splitlines()
+        fixed = [
+            " ".join(f if i != 2 or f != "0" else "5" for i, f in enumerate(x.split()))
+            for x in lines
+        ]
+        (root / rel).write_bytes(gzip.compress(("\n".join(fixed) + "\n").encode()))
+    [changed] = load_runs(root)
+    assert changed.latency_trust is None
