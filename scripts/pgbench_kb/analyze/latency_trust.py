@@ -25,6 +25,7 @@ from typing import Any
 
 from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.runseries import parse_raw
+from pgbench_kb.errors import RunFileError
 from pgbench_kb.runs import latency_zeros as rules
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
 
@@ -66,7 +67,10 @@ def log_counts(
         key = (rel, raw.get("sha256"), file_stamp(root / rel))
         counts = known.get(key)
         if counts is None:
-            parsed = parse_raw(root, rel, path, f"raw[{index}].path")
+            try:
+                parsed = parse_raw(root, rel, path, f"raw[{index}].path")
+            except RunFileError:
+                continue  # missing or unreadable: kb check names it; nothing to count here
             if parsed.get("kind") != "transaction_log":
                 continue  # kb check names a log of the wrong kind
             counts = (int(parsed.get("zero_latencies") or 0), int(parsed.get("transactions") or 0))
@@ -100,13 +104,13 @@ def trust_of_run(
     data: Mapping[str, Any], counts: Sequence[tuple[Any, tuple[int, int]]] | None
 ) -> dict[str, Any] | None:
     """``LatencyTrust.as_dict()`` of one run file's data, or None when its latencies stand.
-    ``counts``: its logs' ``log_counts`` (None when they could not be read: no root given;
-    then only the rule for runs without a log applies)."""
-    if not rules.has_transaction_log(data):
-        found = rules.without_log(data)
-        return found.as_dict() if found is not None else None
-    if not counts:
+    ``counts``: its logs' ``log_counts``, None without a root to read them under. A run whose
+    logs could not be read is judged by the rule for runs without a log."""
+    if counts is None and rules.has_transaction_log(data):
         return None
+    if not counts:
+        found = rules.without_log(data, logged=False)
+        return found.as_dict() if found is not None else None
     zero = sum(c[0] for _key, c in counts)
     logged = sum(c[1] for _key, c in counts)
     found = rules.from_counts(zero, logged)

@@ -106,10 +106,13 @@ def measured_per_transaction(run: Mapping[str, Any]) -> bool:
     )
 
 
-def without_log(run: Mapping[str, Any]) -> LatencyTrust | None:
+def without_log(run: Mapping[str, Any], *, logged: bool | None = None) -> LatencyTrust | None:
     """``unverified`` for a run with no transaction log whose short latencies were measured
-    per transaction (the rule above); None otherwise."""
-    if has_transaction_log(run) or not measured_per_transaction(run):
+    per transaction (the rule above); None otherwise. ``logged=False``: its logs could not be
+    read (the analysis then judges it as a run without one)."""
+    if logged is None:
+        logged = has_transaction_log(run)
+    if logged or not measured_per_transaction(run):
         return None
     avg = (run.get("results") or {}).get("latency_avg_ms")
     if isinstance(avg, bool) or not isinstance(avg, int | float) or not avg < SHORT_AVG_MS:
