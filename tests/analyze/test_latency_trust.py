@@ -212,3 +212,13 @@ def test_the_counts_are_kept_per_log_and_read_again_when_a_log_changes(
         (root / rel).write_bytes(gzip.compress(("\n".join(fixed) + "\n").encode()))
     [changed] = load_runs(root)
     assert changed.latency_trust is None
+
+
+def test_the_table_says_which_latencies_are_not_judged(shipped: dict[str, Any]) -> None:
+    from pgbench_kb.analyze.render import render_table
+
+    table = render_table(shipped)
+    head = table.splitlines()[0]
+    assert f"latencies of {len(shipped['latency_trust'])} run(s) not judged" in head
+    noted = sum(1 for c in shipped["comparisons"] if "latency_untrusted" in c)
+    assert table.count("      latency not judged: latencies unreliable") == noted
