@@ -74,8 +74,8 @@ def from_counts(zero: Any, logged: Any) -> LatencyTrust | None:
         "unreliable",
         zero,
         logged,
-        f"latencies unreliable: {share} of logged transactions read 0 µs "
-        f"({fmt.figure(zero)} of {fmt.figure(logged)}): {CAUSE}",
+        f"latencies unreliable: {share} of logged transactions ({fmt.figure(zero)} of "
+        f"{fmt.figure(logged)}) read 0 µs: {CAUSE}",
     )
 
 
