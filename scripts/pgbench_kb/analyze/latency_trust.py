@@ -145,18 +145,16 @@ def note_comparisons(comparisons: list[dict[str, Any]], groups: Iterable[Any]) -
         runs = [*untrusted.get(c["a"]["group"], []), *untrusted.get(c["b"]["group"], [])]
         if not runs:
             continue
-        known = [
-            r.latency_trust["share_pct"]
-            for r in runs
-            if isinstance(r.latency_trust.get("share_pct"), int | float)
-        ]
-        reason = runs[0].latency_trust["reason"]
-        if len(runs) > 1 and known:
-            reason = _range_reason(known)
+        reason = reason_of([r.latency_trust for r in runs])
         c["latency_untrusted"] = {"runs": sorted(r.id for r in runs), "reason": reason}
 
 
-def _range_reason(shares: list[float]) -> str:
+def reason_of(entries: list[Mapping[str, Any]]) -> str:
+    """One sentence for several runs' ``latency_trust`` entries: the one run's reason, or the
+    range of the shares of 0 µs."""
+    shares = [e["share_pct"] for e in entries if isinstance(e.get("share_pct"), int | float)]
+    if len(entries) < 2 or not shares:
+        return str(entries[0]["reason"])
     low, high = min(shares), max(shares)
     span = fmt.percent(low) if low == high else f"{fmt.percent(low)}–{fmt.percent(high)}"
     return (
