@@ -17,6 +17,7 @@ from pgbench_kb.analyze.curves import curves_of
 from pgbench_kb.analyze.findings import findings_of
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.latency import latency_comparisons
+from pgbench_kb.analyze.latency_trust import listed, note_comparisons
 from pgbench_kb.analyze.load import RunRecord, load_runs
 from pgbench_kb.analyze.multiplicity import adjust
 from pgbench_kb.analyze.noise import add_noise_context
@@ -58,6 +59,8 @@ def knowledge_from_runs(
     for entry, group in zip(entries, groups, strict=True):
         entry["session"] = session_of(group)
     steady = stability_of(runs, groups, root)
+    note_comparisons(comparisons, groups)
+    group_of = {run.id: group.id for group in groups for run in group.runs}
     return {
         "format": FORMAT,
         "comparisons": comparisons,
@@ -71,6 +74,7 @@ def knowledge_from_runs(
         "groups": entries,
         "claims": check_claims(claims or [], entries, tps),
         "excluded_runs": excluded_runs(runs),
+        "latency_trust": listed(runs, group_of),
     }
 
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from pgbench_kb.analyze.groups import Group, latency_center, spread_of
 from pgbench_kb.analyze.latency import MIN_LATENCIES, logged
+from pgbench_kb.analyze.latency_trust import trusted
 from pgbench_kb.analyze.load import key
 from pgbench_kb.analyze.pairs import HEADLINE, machine_text
 from pgbench_kb.analyze.sessions import session_of
@@ -260,6 +261,8 @@ def _percentile_center(group: Group, name: str) -> float | None:
     """Median over the group's runs of one latency percentile from their logs."""
     values = []
     for run in group.runs:
+        if not trusted(run):
+            continue  # latencies of 0 µs or unverified (analyze/latency_trust.py)
         facts = run.series or {}
         percentiles = (facts.get("results") or {}).get("latency_percentiles_ms") or {}
         value = percentiles.get(name)

@@ -252,7 +252,11 @@ def latency_center(group: Group) -> float | None:
 
 
 def _latency_median(group: Group) -> float | None:
-    values = [r.latency_avg_ms for r in group.runs if r.latency_avg_ms is not None]
+    values = [
+        r.latency_avg_ms
+        for r in group.runs
+        if r.latency_avg_ms is not None and r.latency_trust is None  # analyze/latency_trust.py
+    ]
     if not values:
         return None
     value = statistics.median(values)

@@ -25,6 +25,7 @@ import statistics
 from typing import Any
 
 from pgbench_kb.analyze.groups import Group, spread_values
+from pgbench_kb.analyze.latency_trust import trusted
 from pgbench_kb.analyze.sessions import (
     Between,
     compared_inside,
@@ -74,6 +75,8 @@ def outcome(verdict: str, metric: str) -> str:
 
 
 def _run_value(run: Any, where: str) -> float | None:
+    if not trusted(run):
+        return None  # latencies of 0 µs or unverified (analyze/latency_trust.py)
     if where == "avg":
         value = run.latency_avg_ms
     else:

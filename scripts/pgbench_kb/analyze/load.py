@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.analyze.factors import kind_of, skipped
+from pgbench_kb.analyze.latency_trust import log_counts, remember, trust_of_run
 from pgbench_kb.analyze.runseries import SERVER_STATS_UNREAD, run_facts
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
@@ -67,6 +68,10 @@ class RunRecord:
     disturbed: str | None = None
     #: A smoke run of the harness (``runs.tryout``): not a result, in no group.
     smoke: bool = False
+    #: Why the run's latencies get no verdict (``analyze/latency_trust.py``), or None.
+    latency_trust: dict[str, Any] | None = None
+    #: Each transaction log's (cache key, (zeros, logged)): ``latency_trust.log_counts``.
+    log_counts: tuple[Any, ...] = ()
 
 
 def key(value: Any) -> Any:
@@ -135,8 +140,9 @@ def disturbed_reason(load: Any) -> str | None:
     return "; ".join(reasons) or "marked disturbed by the harness"
 
 
-def record_of(data: dict[str, Any], path: str) -> RunRecord:
-    """One run file's data → its record; a malformed figure is a one-line RunFileError."""
+def record_of(data: dict[str, Any], path: str, root: Path | None = None) -> RunRecord:
+    """One run file's data → its record; a malformed figure is a one-line RunFileError. With
+    ``root``, the run's transaction logs are read there for ``latency_trust``."""
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
         raise RunFileError("not a run file (no id)", path=path, hint="run kb check on this file")
     results = data.get("results") or {}
@@ -173,6 +179,9 @@ def record_of(data: dict[str, Any], path: str) -> RunRecord:
         disturbed=disturbed_reason(data.get("machine_load")),
         smoke=is_smoke(data),
     )
+    if root is not None:
+        rec.log_counts = log_counts(data, root, path)
+    rec.latency_trust = trust_of_run(data, rec.log_counts if root is not None else None)
     for dotted, value in flat.items():
         if dotted == "benchmark.other_flags":
             value = instrumentation_dropped(value)
@@ -202,12 +211,12 @@ def instrumentation_dropped(flags: Any) -> Any:
     return tuple(f for f in flags if not str(f).startswith("--sampling-rate"))
 
 
-def _load_one(path_and_shown: tuple[str, str]) -> RunRecord | str:
+def _load_one(job: tuple[str, str, str]) -> RunRecord | str:
     """Worker: a record, or the one-line error text (exceptions with keyword fields do not
     survive pickling whole)."""
-    path, shown = path_and_shown
+    path, shown, root = job
     try:
-        return record_of(read_run(Path(path), shown=shown, skip=SKIP).data, shown)
+        return record_of(read_run(Path(path), shown=shown, skip=SKIP).data, shown, Path(root))
     except KbError as exc:
         return str(exc)
 
@@ -225,7 +234,7 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
             hint="give the project root, the folder that holds data/runs/",
         )
     paths = run_paths(root)
-    work = [(str(p), p.relative_to(root).as_posix()) for p in paths]
+    work = [(str(p), p.relative_to(root).as_posix(), str(root)) for p in paths]
     workers = min(jobs, MAX_WORKERS) if jobs else worker_count()
     if len(work) >= PARALLEL_FROM and workers > 1:
         results = map_in_workers(_load_one, work, workers=workers)
@@ -236,4 +245,5 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
         if isinstance(result, str):
             raise RunFileError(result)
         records.append(result)
+    remember(root, records)
     return records

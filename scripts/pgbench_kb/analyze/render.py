@@ -72,6 +72,9 @@ def comparison_lines(c: dict[str, Any], latency: list[dict[str, Any]] | None = N
     if why:
         lines.append(f"      not comparable: {why}")
     lines.extend(latency_line(x) for x in latency or ())
+    untrusted = c.get("latency_untrusted")
+    if untrusted:
+        lines.append(f"      latency not judged: {untrusted['reason']}")
     for confound in c.get("confounds") or ():
         lines.append(f"      confound: {confound['text']}")
     for caveat in c["differs_also"]:
@@ -182,6 +185,9 @@ def render_table(knowledge: dict[str, Any]) -> str:
     if latency:
         count = sum(len(x) for x in latency.values())
         head += f"; {count} latency comparison(s) under their tps line (lower is better)"
+    untrusted = knowledge.get("latency_trust") or []
+    if untrusted:
+        head += f"; latencies of {len(untrusted)} run(s) not judged (latency_trust in --json)"
     out.append(head)
     machine = None
     for c in comparisons:

@@ -276,3 +276,8 @@ def _parse_raw(root: Path, rel: str, where: str, field: str) -> dict[str, Any]:
     except ParseError as exc:
         line = f"line {exc.line}: " if exc.line is not None else ""
         raise refuse(f"{line}{exc.message}") from None
+
+
+#: A raw file of a run parsed, as stability reads it (``analyze/latency_trust.py`` reads the
+#: transaction logs through it).
+parse_raw = _parse_raw

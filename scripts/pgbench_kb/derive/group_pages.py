@@ -7,6 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.latency_trust import reason_of
 from pgbench_kb.derive import (
     knowledge,
     run_view,
@@ -67,6 +68,9 @@ def place_knowledge(
     run_links: dict[str, dict[str, Any]] = defaultdict(lambda: {"comparisons": []})
     group_words: dict[str, str] = {}
     group_rows = []
+    untrusted_by_group: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for entry in known.get("latency_trust") or []:
+        untrusted_by_group[str(entry.get("group"))].append(entry)
     for group in groups:
         members = [by_id[r] for r in group.get("runs") or [] if r in by_id]
         if not members:
@@ -83,6 +87,9 @@ def place_knowledge(
             "center_raw": center,
             "spread": knowledge.spread_words(group.get("spread")),
         }
+        untrusted = untrusted_by_group.get(info["id"])
+        if untrusted:
+            info["latency_note"] = reason_of(untrusted)
         group_words[info["id"]] = first["apart"] or first["machine"]
         for member in members:
             run_links[str(member["id"])]["group"] = info
@@ -116,6 +123,7 @@ def place_knowledge(
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
         shown = comparison_shown(comparison, group_urls, group_words, page, samples)
         shown["latency"] = latency_of.get(str(comparison.get("id")), [])
+        shown["latency_note"] = (comparison.get("latency_untrusted") or {}).get("reason")
         families[family].append(shown)
         for side_name in ("a", "b"):
             for run_id in shown[side_name]["runs"]:
@@ -173,6 +181,11 @@ def write_group(
                     {"label": "Storage", "value": first["storage"] or "not described"},
                     {"label": "PostgreSQL", "value": first["postgres_version"] or "not stated"},
                     {"label": "Workload", "value": run_view.workload_words(first)},
+                    *(
+                        [{"label": "Latency", "value": f"not judged: {info['latency_note']}"}]
+                        if info.get("latency_note")
+                        else []
+                    ),
                 ],
                 "runs": [
                     {

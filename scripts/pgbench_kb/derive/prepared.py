@@ -163,16 +163,17 @@ class PageParts:
     page_digest: str
 
 
-def prepare_light(run: dict[str, Any], shown: Path) -> Light:
+def prepare_light(run: dict[str, Any], shown: Path, root: Path | None = None) -> Light:
     """One run file's data (``shown`` is its path as pages show it) → what the analysis,
-    titles and links need of it."""
+    titles and links need of it (with ``root``, its transaction logs are read there for the
+    record's ``latency_trust``)."""
     from pgbench_kb.analyze.load import record_of
 
     row = run_view.run_row(run, shown)
     return Light(
         path=shown.as_posix(),
         row=row,
-        record=record_of(run, shown.as_posix()),
+        record=record_of(run, shown.as_posix(), root),
         features=title_features(run),
         facets=run_view.facets(run, row),
         raw_paths=tuple(
@@ -192,7 +193,8 @@ def prepare_page(
     row = light.row if light else run_view.run_row(run, shown)
     front = {
         "subtitle": subtitle(row),
-        "figures": run_view.figures(run, row),
+        "figures": run_view.figures(run, row)
+        + run_view.latency_trust_rows(light.record.latency_trust if light else None),
         "setup": run_view.setup(run, row),
         "percentiles": run_view.ordered_percentiles(
             results.get("latency_percentiles_ms"), results.get("latency_percentiles_from")
@@ -254,7 +256,7 @@ def joined(light: Light, parts: PageParts) -> Prepared:
 def prepare(run: dict[str, Any], shown: Path, root: Path) -> Prepared:
     """One run file's data (``shown`` is its path as pages show it) → what its page and the
     lists need from it alone."""
-    light = prepare_light(run, shown)
+    light = prepare_light(run, shown, root)
     return joined(light, prepare_page(run, shown, root, light))
 
 
@@ -278,12 +280,12 @@ def _prepare_file(job: tuple[str, str, str]) -> Prepared | str | None:
 def _light_file(job: tuple[str, str, str]) -> tuple[Light | str | None, Any]:
     """Worker, first pass: the run's ``Light`` (or ``None``, or its error), kept with its
     data for the second pass."""
-    path, shown, _root = job
+    path, shown, root = job
     try:
         data = _read(Path(path))
         if not isinstance(data, dict):
             return None, None
-        light = prepare_light(data, Path(shown))
+        light = prepare_light(data, Path(shown), Path(root))
         return light, (data, light)
     except KbError as exc:
         return str(exc), None

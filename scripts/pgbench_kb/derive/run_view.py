@@ -481,6 +481,13 @@ def figures(run: dict[str, Any], row: dict[str, Any]) -> list[dict[str, str]]:
     return shown
 
 
+def latency_trust_rows(trust: dict[str, Any] | None) -> list[dict[str, str]]:
+    """A figure row saying why the run's latencies get no verdict (analyze/latency_trust.py)."""
+    if not trust:
+        return []
+    return [{"label": "Latency figures", "value": "not judged", "note": str(trust["reason"])}]
+
+
 def setup(run: dict[str, Any], row: dict[str, Any]) -> list[dict[str, str]]:
     bench = run.get("benchmark") or {}
     workload = ", ".join(

@@ -381,6 +381,11 @@ def _percentiles(ordered: Any) -> dict[str, float | None]:
     return result
 
 
+def _zeros(ordered: Any) -> int:
+    """How many latencies are exactly 0 µs (``ordered`` is sorted: a search, not a pass)."""
+    return int(ordered.search_sorted(1, side="left")) if len(ordered) else 0
+
+
 def _sampling_hint(head_rows: list[list[str]]) -> tuple[bool | None, float | None]:
     """Guess from transaction numbers whether ``--sampling-rate`` thinned the log.
 
@@ -468,6 +473,7 @@ def _transaction_result(
         "rows": rows,
         "latency_ms": _percentiles(latencies),
         "percentile_method": "nearest-rank",
+        "zero_latencies": _zeros(latencies),
         "duration_s": None,
         "start_epoch_s": None,
         "tps_per_second": None,

@@ -111,6 +111,10 @@ Errors (exit status 1):
   is null in the run (a `benchmark` key may be known otherwise: the harness read it from the
   command it ran, or a person declared it); `transaction_log` raw files are unpacked and
   re-parsed, and give the same `latency_percentiles_ms` and `latency_percentiles_from.latencies`;
+  a warning (the run file stays as written) when more than 1% of the logged latencies read
+  0 µs, or when a run without a log has latencies measured per transaction (a stddev, `-P`,
+  `-R` or `-L`) averaging under 0.1 ms: the analysis gives such a run's latencies no verdict
+  ([parser.md](parser.md#zero-latencies));
 - `threads ≤ clients`; not both `duration_s` and `transactions_per_client`;
 - the invocation fields agree with `benchmark.command` when it is recorded (`-c`, `-j`, `-T`,
   `-t`, `-M`, `-P`, `-R`, `-L`, `-C`, `-v`/`-n`, in any spelling); in a transcribed run, a

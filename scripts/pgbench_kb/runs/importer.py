@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pgbench_kb.errors import RunImportError
+from pgbench_kb.runs import latency_zeros
 from pgbench_kb.runs.check import masked_path_problem, single_run_issues
 from pgbench_kb.runs.check.values import dotted_get
 from pgbench_kb.runs.files import run_files
@@ -356,7 +357,11 @@ def _invalid(
     errors = [
         i for i in issues if i.severity == "error" and not any(_overlaps(i.field, f) for f in skip)
     ]
-    notes = [f"{i.field}: {i.message}" for i in issues if i.severity == "note"]
+    notes = [
+        f"{i.field}: {i.message}"
+        for i in issues
+        if i.severity == "note" or (i.severity == "warning" and latency_zeros.named(i.message))
+    ]
     return located_problems([(i.field, i.message, i.related) for i in errors], given), notes
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.errors import KbError
+from pgbench_kb.runs import latency_zeros
 from pgbench_kb.runs.build import output_values, percentiles_from_log
 from pgbench_kb.runs.check.report import Issue
 from pgbench_kb.runs.check.values import differs, same_value, shown_value
@@ -101,6 +102,37 @@ def rules_transaction_log(run: dict[str, Any], log: dict[str, Any]) -> list[Issu
                 if not have_all:
                     break
     return issues
+
+
+def latency_trust_warning(log: dict[str, Any]) -> list[Issue]:
+    """A warning when more than 1% of the logged latencies read 0 µs (``runs.latency_zeros``):
+    the run file stays as written, the analysis gives its latencies no verdict."""
+    trust = latency_zeros.from_log(log)
+    if trust is None:
+        return []
+    return [
+        Issue(
+            latency_zeros.FIELD,
+            f"{trust.reason}; the analysis gives this run's latencies no verdict "
+            '(docs/parser.md, "Zero latencies")',
+            "warning",
+        )
+    ]
+
+
+def rules_latency_unverified(run: dict[str, Any]) -> list[Issue]:
+    """A warning for short latencies measured per transaction with no log to check them."""
+    trust = latency_zeros.without_log(run)
+    if trust is None:
+        return []
+    return [
+        Issue(
+            "results.latency_avg_ms",
+            f"{trust.reason}; the analysis gives this run's latencies no verdict "
+            '(docs/parser.md, "Zero latencies")',
+            "warning",
+        )
+    ]
 
 
 def _parse_logs(names: Sequence[str]) -> dict[str, Any]:
@@ -237,6 +269,7 @@ def _raw_issues(
         else:
             if log.get("kind") == "transaction_log":
                 issues += rules_transaction_log(run, log)
+                issues += latency_trust_warning(log)
             else:
                 kind = log.get("kind")
                 issues.append(Issue(where, f"kind transaction_log, but the file is a {kind}"))

@@ -26,7 +26,7 @@ from pgbench_kb.runs.check.provenance import (
     rules_required,
     rules_transcribed,
 )
-from pgbench_kb.runs.check.raw import raw_issues, with_hint
+from pgbench_kb.runs.check.raw import raw_issues, rules_latency_unverified, with_hint
 from pgbench_kb.runs.check.report import Finding, Issue, RunSummary, one_line
 from pgbench_kb.runs.check.results import rules_results
 from pgbench_kb.runs.check.settings import rules_settings
@@ -59,6 +59,7 @@ def run_rules(run: dict[str, Any], *, today: str) -> list[Issue]:
         *rules_text(run),
         *rules_settings(run),
         *rules_tryout(run),
+        *rules_latency_unverified(run),
     ]
 
 
