@@ -12,6 +12,7 @@ from pgbench_kb.derive import (
     charts,
     knowledge,
     labels,
+    verdict_sections,
 )
 from pgbench_kb.derive.writer import Site
 
@@ -215,7 +216,7 @@ OUTCOME_WORDS = {
     "worse": "higher: worse",
     "within_noise": "within the noise",
     "spread_unknown": "spread unknown",
-    "not_comparable": "not comparable (measured apart)",
+    "not_comparable": "no verdict (different bench sessions)",
 }
 
 
@@ -269,7 +270,7 @@ def comparison_shown(
     verdict_words = knowledge.VERDICT_WORDS.get(verdict, verdict)
     sentence = f"B against A: {verdict_words}"
     if change:
-        sentence += f"; B's centre is {change} ({fmt.ratio(comparison.get('ratio'))} of A's)"
+        sentence += f"; B is {change} against A ({fmt.ratio(comparison.get('ratio'))} of A)"
     interval = (comparison.get("test") or {}).get("ci95_ratio")
     if isinstance(interval, list) and len(interval) == 2:
         low, high = interval
@@ -294,9 +295,10 @@ def comparison_shown(
             f"spans its lowest to its highest run; the tall mark is the centre: A {a['center']}, "
             f"B {b['center']}).",
         }
+    page = verdict_sections.page_for(family, verdict)
     return {
         "id": cid,
-        "url": f"comparisons/{family}/#{cid}",
+        "url": f"comparisons/{page}/#{cid}",
         "title": title,
         "factor": label,
         "machine": str(comparison.get("machine")),
@@ -409,7 +411,7 @@ def write_comparison_pages(
             continue
         pages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for item in items:
-            pages[item["url"].split("/")[1]].append(item)
+            pages[verdict_sections.family_page(item["url"].split("/")[1])].append(item)
         if len(pages) == 1:
             write_comparison_page(site, slug, title, about, items, known, cited)
         else:
@@ -482,9 +484,13 @@ def write_comparison_page(
     known: dict[str, Any],
     cited: dict[str, dict[str, list[int]]] | None = None,
 ) -> None:
-    """One page of comparisons: an overview chart, the findings and interactions that cite
-    them, and each comparison in full."""
+    """One page of comparisons: the pooled estimates, an overview chart, the findings and
+    interactions that cite them, and each comparison with a verdict in full; those without one
+    are counted, and listed on a page of their own."""
     ids = {c["id"] for c in items}
+    every, items = items, [c for c in items if verdict_sections.has_verdict(c)]
+    if len(items) < len(every):
+        verdict_sections.write_no_verdict_page(site, slug, title, every)
     cited = cited or cited_slugs(known)
 
     # Each statement once: an interaction is also a finding of kind "interaction", so it is
@@ -517,7 +523,7 @@ def write_comparison_page(
             f"Change of B against A, in percent, for each of the {many} on this page, one "
             "panel per machine and workload, numbered as below: green where B is clearly "
             "higher, red where clearly lower, grey where the difference is within the noise, "
-            "light where it was not judged (spread unknown, or the sides measured apart). "
+            "light where it was not judged (spread unknown). "
             "Each comparison's figures are in its table below."
         )
         spec = charts.changes_spec(f"{title}: change of B against A", description, rows)
@@ -530,6 +536,8 @@ def write_comparison_page(
             "params": {
                 "kind": "comparisons",
                 "overview": overview,
+                "pooled": verdict_sections.pooled_shown(known, items),
+                "no_verdict": verdict_sections.no_verdict_note(slug, every),
                 "comparisons": items,
                 "findings": findings,
                 "interactions": interactions,

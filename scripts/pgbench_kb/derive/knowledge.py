@@ -28,7 +28,7 @@ VERDICT_WORDS = {
     "lower": "lower",
     "within_noise": "no clear difference (within the noise)",
     "spread_unknown": "spread unknown: the change is shown, not judged",
-    "not_comparable": "not comparable: the two sides were measured apart",
+    "not_comparable": "no verdict: the two sides ran in different bench sessions",
 }
 
 

@@ -14,6 +14,7 @@ from pgbench_kb.derive import (
     links,
     machine_noise,
     run_view,
+    verdict_sections,
 )
 from pgbench_kb.derive.source_pages import write_sources
 from pgbench_kb.derive.writer import Site
@@ -37,11 +38,27 @@ def write_machines(
     for row in rows:
         for slug in {row["machine"], row["client_machine"]} - {None}:
             machines[str(slug)]["runs"].append(table_row(row))
-    for family in placed["families"].values():
+    without: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for slug, family in placed["families"].items():
         for item in family:
-            machines[item["machine"].split(" ")[0]]["comparisons"].append(
+            machine = item["machine"].split(" ")[0]
+            if not verdict_sections.has_verdict(item):
+                # Counted, not listed (issue 31): listed on the family's page without verdicts.
+                without[machine][item["url"].split("/")[1]] += 1
+                continue
+            machines[machine]["comparisons"].append(
                 {"title": item["title"], "url": item["url"], "verdict": item["verdict_words"]}
             )
+    for machine, pages in without.items():
+        machines[machine]["no_verdict"] = {
+            "n": sum(pages.values()),
+            "pages": [
+                {"title": knowledge.FAMILY_TITLES.get(
+                    verdict_sections.family_page(page).split("--")[0], page),
+                 "url": f"comparisons/{page}/", "n": n}
+                for page, n in sorted(pages.items())
+            ],
+        }  # fmt: skip
     site.data(
         "machines",
         {"machines": dict(sorted(machines.items())), "specs": hardware.specs(site.root)},
