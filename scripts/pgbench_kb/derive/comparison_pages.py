@@ -45,7 +45,11 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 for k, v in held.items()
                 if k in {"benchmark.workload.name", "postgres.version", "storage.data.array.level"}
             ]
-            + ([f"bench session {held['repeat.session']}"] if held.get("repeat.session") else [])
+            + (
+                [f"bench session {labels.session_words(str(held['repeat.session']))}"]
+                if held.get("repeat.session")
+                else []
+            )
         )
         title = f"tps against {swept} on {curve.get('machine')}" + (
             f" ({context})" if context else ""
@@ -144,9 +148,9 @@ def series_names(items: list[dict[str, Any]]) -> list[str]:
 
 def _series_part(value: Any, field: str) -> str:
     """A held-equal field as a legend names it: ``scale 5``; a bench session by its start alone,
-    ``session 20261127T082227Z`` (its random token would not fit a phone-wide legend)."""
+    ``session 2026-11-27 08:22 UTC`` (its random token means nothing to a reader)."""
     if field == "repeat.session" and isinstance(value, str):
-        return f"session {value.split('-')[0]}"
+        return f"session {labels.session_words(value)}"
     return f"{knowledge.field_label(field)} {knowledge._value(value)}"
 
 
@@ -249,8 +253,9 @@ def comparison_shown(
     chart shows them)."""
     cid = knowledge.page_slug(str(comparison.get("id")))
     raw_a, raw_b = comparison.get("a") or {}, comparison.get("b") or {}
+    factor = str(comparison.get("factor"))
     value_a, value_b = knowledge.differing_values(
-        raw_a.get("value"), raw_b.get("value"), str(comparison.get("factor"))
+        knowledge.side_value(raw_a, factor), knowledge.side_value(raw_b, factor), factor
     )
     if isinstance(raw_a.get("value"), dict) and max(len(value_a), len(value_b)) > LONG_VALUE:
         # Several fields changed together (a storage layout, a set of settings): each side
@@ -312,7 +317,7 @@ def comparison_shown(
             group_words.get(str(raw_b.get("group"))) or short_b,
         ),
         "held": knowledge.held_words(comparison.get("held_equal")),
-        "caveats": labelled(comparison.get("confounds") or [])
+        "caveats": [labels.readable(t) for t in labelled(comparison.get("confounds") or [])]
         + knowledge.caveat_words(comparison.get("differs_also")),
         "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
         "chart": chart,

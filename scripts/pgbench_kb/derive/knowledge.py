@@ -16,6 +16,7 @@ from typing import Any
 # The pages comparisons are filed under (their questions) live in analyze, which adjusts its
 # families of tests by them (analyze/questions.py); re-exported here for the pages.
 from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.describe import BUILTIN_DEFAULTS
 from pgbench_kb.analyze.questions import ANALYZE_FAMILY_PAGES, FAMILIES, family_of  # noqa: F401
 from pgbench_kb.derive import labels
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
@@ -78,14 +79,36 @@ def _enum_words(field: str | None, value: str) -> str:
 
 def _value(value: Any, field: str | None = None) -> str:
     if type(value) is str:  # the common case, written as it is (an enumeration as words)
+        if field == "repeat.session":
+            return labels.session_words(value)
         return _enum_words(field, value) if field else value
     if isinstance(value, dict):
         return ", ".join(f"{field_label(k)} {_value(v, k)}" for k, v in value.items())
     if isinstance(value, bool):
+        if (field or "").startswith("postgres.settings."):
+            return "on" if value else "off"  # as PostgreSQL writes a setting
         return "yes" if value else "no"
     if isinstance(value, float | int):
         return fmt.figure(value) or str(value)
     return labels.value_words(value)
+
+
+def side_value(item: dict[str, Any], field: str) -> Any:
+    """A comparison side's value, a setting our harness measured at its default written as the
+    default (``fsync`` → ``on``): the server ran it so, while a published run that does not
+    name a setting leaves it not stated."""
+    value = item.get("value")
+    if item.get("published"):
+        return value
+
+    def known(v: Any, path: str) -> Any:
+        if v is None and path.startswith("postgres.settings."):
+            return BUILTIN_DEFAULTS.get(path.removeprefix("postgres.settings."), "default")
+        return v
+
+    if isinstance(value, dict):
+        return {k: known(v, k) for k, v in value.items()}
+    return known(value, field)
 
 
 def center_of(item: dict[str, Any]) -> Any:

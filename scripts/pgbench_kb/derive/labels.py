@@ -116,9 +116,22 @@ _PATH = re.compile(
 )
 
 
+#: A bench session's id (``20261127T075246Z-c6f6eb``: its start and a random token).
+SESSION = re.compile(r"\b(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}Z-[0-9a-f]{6}\b")
+
+
+def session_words(text: str) -> str:
+    """Every bench session id in ``text`` written as its start, ``2026-11-27 07:52 UTC``: its
+    random token means nothing to a reader."""
+    if "Z-" not in text:
+        return text
+    return SESSION.sub(r"\1-\2-\3 \4:\5 UTC", text)
+
+
 def readable(text: str) -> str:
-    """A sentence with every dotted run-file path in it written as its label."""
-    return _PATH.sub(lambda m: field_label(m.group(0)), text)
+    """A sentence with every dotted run-file path in it written as its label, and every bench
+    session id as its start."""
+    return session_words(_PATH.sub(lambda m: field_label(m.group(0)), text))
 
 
 def value_words(value: Any) -> str:
