@@ -588,7 +588,8 @@ def test_progress_chart_clips_checkpoints_to_its_time_axis():
 
 def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
     """The legend of an overlay names what sets its curves apart; for bench sessions, the start
-    alone, short enough for a phone-wide legend, and distinct."""
+    alone as a reader reads a time (no random token), short enough for a phone-wide legend, and
+    distinct."""
     from pgbench_kb.derive.comparison_pages import series_names
 
     held = {"benchmark.workload.name": "tpcb-like", "benchmark.scale": 16}
@@ -597,8 +598,8 @@ def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
         for s in ("20261127T104153Z-b5cce8", "20261127T112406Z-fc6b71")
     ]
     assert series_names(items) == [
-        "session 20261127T104153Z",
-        "session 20261127T112406Z",
+        "session 2026-11-27 10:41 UTC",
+        "session 2026-11-27 11:24 UTC",
     ]
 
 
