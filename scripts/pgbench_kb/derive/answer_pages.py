@@ -144,6 +144,7 @@ def build_answers(
                 "title": str(answer["title"]),
                 "label": str(answer["label"]),
                 "lead": lead,
+                "scope": " ".join(str(answer.get("scope") or "").split()) or None,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
                 "pooled": verdict_sections.pooled_shown(
                     known, _shown_of(evidence_raw, shown)
@@ -349,7 +350,8 @@ def write_answers(site: Site, answers: list[dict[str, Any]]) -> None:
             "params": {
                 "kind": "answers",
                 "answers": [
-                    {"title": a["title"], "url": a["url"], "lead": a["lead"]} for a in answers
+                    {"title": a["title"], "url": a["url"], "lead": a["lead"], "scope": a["scope"]}
+                    for a in answers
                 ],
             },
         },
