@@ -624,7 +624,10 @@ def test_titles_name_the_settings_not_our_bench_profiles_names():
     def measured(profile: str, **settings: Any) -> dict[str, Any]:
         return {
             "origin": "measured",
-            "postgres": {"settings_profile": profile, "settings": {"max_wal_size": "8GB", **settings}},
+            "postgres": {
+                "settings_profile": profile,
+                "settings": {"max_wal_size": "8GB", **settings},
+            },
         }
 
     runs = [measured("profile"), measured("baseline"), measured("unsafe-fsync-off", fsync=False)]

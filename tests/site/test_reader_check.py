@@ -53,9 +53,8 @@ class Reader(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
-        if tag in self.HIDDEN or (tag == "table" and "facts" in (attributes.get("class") or "")):
-            self.hidden.append(tag)
-        elif self.hidden and tag == "table":
+        facts = tag == "table" and "facts" in (attributes.get("class") or "")
+        if tag in self.HIDDEN or facts or (self.hidden and tag == "table"):
             self.hidden.append(tag)
         if not self.hidden:
             self.text += [v for k, v in attrs if k in ("title", "alt", "aria-label") and v]
@@ -116,7 +115,10 @@ def test_no_page_shows_what_a_reader_should_not_see(public: Path):
         ("synchronous_commit = yes", "boolean as yes/no"),
         ("curves of bench session 20261127T071748Z-56e14e", "session token"),
         ("PG 15.18, -M simple, scale 16, profile → PG 18.6", "profile name as a configuration"),
-        ("select-only · 4 clients · PG 18.6, scale 8, unsafe-fsync-off", "profile name as a configuration"),
+        (
+            "select-only · 4 clients · PG 18.6, scale 8, unsafe-fsync-off",
+            "profile name as a configuration",
+        ),
         ("Held equal: postgres.settings.fsync = on", "field path"),
     ],
 )

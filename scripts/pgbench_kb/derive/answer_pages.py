@@ -146,9 +146,7 @@ def build_answers(
                 "lead": lead,
                 "scope": " ".join(str(answer.get("scope") or "").split()) or None,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
-                "pooled": verdict_sections.pooled_shown(
-                    known, _shown_of(evidence_raw, shown)
-                ),
+                "pooled": verdict_sections.pooled_shown(known, _shown_of(evidence_raw, shown)),
                 "evidence": _evidence(evidence_raw, shown),
                 "unknown": _unknown(
                     answer,

@@ -39,7 +39,7 @@ def write_machines(
         for slug in {row["machine"], row["client_machine"]} - {None}:
             machines[str(slug)]["runs"].append(table_row(row))
     without: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for slug, family in placed["families"].items():
+    for family in placed["families"].values():
         for item in family:
             machine = item["machine"].split(" ")[0]
             if not verdict_sections.has_verdict(item):
@@ -131,8 +131,13 @@ def write_lists(
             "recent": [table_row(r) for r in [r for r in rows if not r.get("smoke")][:HOME_RECENT]],
             "findings": findings,
             "answers": [
-                {"label": a["label"], "title": a["title"], "url": a["url"], "lead": a["lead"],
-                 "scope": a.get("scope")}
+                {
+                    "label": a["label"],
+                    "title": a["title"],
+                    "url": a["url"],
+                    "lead": a["lead"],
+                    "scope": a.get("scope"),
+                }
                 for a in answers or []
             ],
             "runs": fmt.count(len(rows), "run"),

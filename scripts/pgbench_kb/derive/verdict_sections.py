@@ -49,9 +49,7 @@ def no_verdict_note(slug: str, items: list[dict[str, Any]]) -> dict[str, Any] | 
     }
 
 
-def write_no_verdict_page(
-    site: Site, slug: str, title: str, items: list[dict[str, Any]]
-) -> None:
+def write_no_verdict_page(site: Site, slug: str, title: str, items: list[dict[str, Any]]) -> None:
     """The comparisons of one page that have no verdict, one line each: what was compared,
     where, why there is no verdict, and the runs."""
     rows = [
@@ -85,9 +83,7 @@ def write_no_verdict_page(
     )
 
 
-def pooled_shown(
-    known: dict[str, Any], items: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+def pooled_shown(known: dict[str, Any], items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The pooled tps estimates whose per-session comparisons are among ``items`` (shown
     comparisons): each as one line — the pair, its machine, the estimate with its 95% interval,
     its verdict after the family-wise adjustment, and links to the comparisons it pools."""
