@@ -269,6 +269,7 @@ def comparison_shown(
     if len(short_a) > 40 or len(short_b) > 40:
         short_a = group_words.get(str(raw_a.get("group"))) or "A"
         short_b = group_words.get(str(raw_b.get("group"))) or "B"
+        short_a, short_b = labels.apart_parts(short_a, short_b)
     title = f"{label}: {short_a} → {short_b}"
     verdict = str(comparison.get("verdict"))
     change = fmt.change(comparison.get("change_pct"))

@@ -134,6 +134,19 @@ def readable(text: str) -> str:
     return session_words(_PATH.sub(lambda m: field_label(m.group(0)), text))
 
 
+def apart_parts(a: str, b: str) -> tuple[str, str]:
+    """Two configurations' words (``PG 15.18, -M simple, scale 8`` and ``PG 18.6, -M simple,
+    scale 8``) without the parts they share (``PG 15.18`` and ``PG 18.6``), so that a title or a
+    chart's bar names what sets them apart instead of being cut; as they are when either side
+    would be left with nothing."""
+    parts_a, parts_b = a.split(", "), b.split(", ")
+    only_a = [p for p in parts_a if p not in parts_b]
+    only_b = [p for p in parts_b if p not in parts_a]
+    if not only_a or not only_b:
+        return a, b
+    return ", ".join(only_a), ", ".join(only_b)
+
+
 def value_words(value: Any) -> str:
     """A value as a reader reads it: lists and tuples joined (paths as labels), ``yes``/``no``,
     ``not stated`` for a null."""
