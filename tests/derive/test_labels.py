@@ -115,3 +115,11 @@ def test_two_configurations_are_named_by_what_sets_them_apart():
     # One side would be left with nothing: both as they are.
     a, b = "PG 18.6, scale 8", "PG 18.6, scale 8, commit_delay=1000"
     assert apart_parts(a, b) == (a, b)
+
+
+def test_a_settings_bare_number_is_written_with_its_unit():
+    """Issue 31: "commit_delay: 0 → 20,000" read without a unit."""
+    from pgbench_kb.derive.knowledge import differing_values
+
+    assert differing_values(0, 20000, "postgres.settings.commit_delay") == ("0 µs", "20,000 µs")
+    assert differing_values(2, 4, "postgres.settings.commit_siblings") == ("2", "4")

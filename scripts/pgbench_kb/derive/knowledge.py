@@ -89,8 +89,16 @@ def _value(value: Any, field: str | None = None) -> str:
             return "on" if value else "off"  # as PostgreSQL writes a setting
         return "yes" if value else "no"
     if isinstance(value, float | int):
-        return fmt.figure(value) or str(value)
+        figure = fmt.figure(value) or str(value)
+        unit = labels.SETTING_UNITS.get((field or "").removeprefix("postgres.settings."))
+        if unit and unit[0] in SHORT_UNITS and (field or "").startswith("postgres.settings."):
+            return f"{figure} {unit[0]}"  # commit_delay 20,000 µs: a bare number has no unit
+        return figure
     return labels.value_words(value)
+
+
+#: The units a setting's bare number is written with beside it (a count of 8 kB pages is not).
+SHORT_UNITS = frozenset({"µs", "ms", "s", "kB"})
 
 
 def side_value(item: dict[str, Any], field: str) -> Any:
