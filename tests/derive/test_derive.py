@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -587,7 +588,8 @@ def test_progress_chart_clips_checkpoints_to_its_time_axis():
 
 def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
     """The legend of an overlay names what sets its curves apart; for bench sessions, the start
-    alone, short enough for a phone-wide legend, and distinct."""
+    alone as a reader reads a time (no random token), short enough for a phone-wide legend, and
+    distinct."""
     from pgbench_kb.derive.comparison_pages import series_names
 
     held = {"benchmark.workload.name": "tpcb-like", "benchmark.scale": 16}
@@ -596,8 +598,8 @@ def test_curves_of_two_bench_sessions_are_named_by_each_session_s_start():
         for s in ("20261127T104153Z-b5cce8", "20261127T112406Z-fc6b71")
     ]
     assert series_names(items) == [
-        "session 20261127T104153Z",
-        "session 20261127T112406Z",
+        "session 2026-11-27 10:41 UTC",
+        "session 2026-11-27 11:24 UTC",
     ]
 
 
@@ -612,3 +614,26 @@ def test_a_smoke_run_is_no_result_on_the_site(derived: Path):
     assert "ci-box" in (derived / "content" / "runs" / f"{smoke}.md").read_text(encoding="utf-8")
     assert smoke not in explorer
     assert smoke not in (derived / "static" / "feed.xml").read_text(encoding="utf-8")
+
+
+def test_titles_name_the_settings_not_our_bench_profiles_names():
+    """Issue 31: a configuration is not named after our bench's settings profile (``profile``,
+    ``unsafe-fsync-off``) but by the setting that sets it apart, as postgresql.conf writes it;
+    the value most runs share goes without saying. A source's own name is kept."""
+
+    def measured(profile: str, **settings: Any) -> dict[str, Any]:
+        return {
+            "origin": "measured",
+            "postgres": {
+                "settings_profile": profile,
+                "settings": {"max_wal_size": "8GB", **settings},
+            },
+        }
+
+    runs = [measured("profile"), measured("baseline"), measured("unsafe-fsync-off", fsync=False)]
+    assert distinguishing(runs) == [[], [], ["fsync=off"]]
+    transcribed = [
+        {"origin": "transcribed", "postgres": {"settings_profile": name, "settings": {}}}
+        for name in ("defaults", "more memory")
+    ]
+    assert distinguishing(transcribed) == [["defaults"], ["more memory"]]

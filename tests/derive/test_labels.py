@@ -101,3 +101,25 @@ def test_a_change_says_what_it_did_to_the_data():
     assert summary(changed) == (
         "2 run files added; 1 hardware note changed; 1 run file removed; the answers' text changed"
     )
+
+
+def test_two_configurations_are_named_by_what_sets_them_apart():
+    """Issue 31: the version page's sixteen titles read "PG 15.18, -M simple, scale 8 → …" and
+    its chart's bars were cut to "PG 15.18, -M simp…"."""
+    from pgbench_kb.derive.labels import apart_parts
+
+    assert apart_parts("PG 15.18, -M simple, scale 8", "PG 18.6, -M simple, scale 8") == (
+        "PG 15.18",
+        "PG 18.6",
+    )
+    # One side would be left with nothing: both as they are.
+    a, b = "PG 18.6, scale 8", "PG 18.6, scale 8, commit_delay=1000"
+    assert apart_parts(a, b) == (a, b)
+
+
+def test_a_settings_bare_number_is_written_with_its_unit():
+    """Issue 31: "commit_delay: 0 → 20,000" read without a unit."""
+    from pgbench_kb.derive.knowledge import differing_values
+
+    assert differing_values(0, 20000, "postgres.settings.commit_delay") == ("0 µs", "20,000 µs")
+    assert differing_values(2, 4, "postgres.settings.commit_siblings") == ("2", "4")

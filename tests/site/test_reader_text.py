@@ -163,7 +163,8 @@ def test_home_page_leads_with_short_distinct_answers_from_three_sources(public: 
     assert len(answers) >= 5
     leads = []
     for text in answers:
-        lead = text.split("?", 1)[1].strip()  # after the question
+        # After the question; its scope may follow on a line of its own (issue 31).
+        lead = text.split("?", 1)[1].split("Scope:")[0].strip()
         assert len(lead.split()) <= 45, lead
         leads.append(lead)
     # No near-duplicates (regression: the first two key findings were both "fsync default →
@@ -174,6 +175,7 @@ def test_home_page_leads_with_short_distinct_answers_from_three_sources(public: 
         for j in range(i + 1, len(sets)):
             overlap = len(a & sets[j]) / len(a | sets[j])
             assert overlap < 1 / 3, (leads[i], leads[j])
+    assert sum("Scope:" in text for text in answers) >= 3  # RAID, memory, OS
     questions = [text.split("?", 1)[0] for text in answers]
     for word in ("RAID", "WAL", "write cache", "PostgreSQL", "operating system"):
         assert any(word in q for q in questions), word

@@ -78,12 +78,23 @@ def config(f: dict[str, Any], label: str | None) -> dict[str, Any]:
     }
 
 
+#: Settings whose built-in default is the same in every PostgreSQL release: a setting left
+#: at its default reads as this value (``fsync on → off``, not ``default → no``).
+BUILTIN_DEFAULTS = {"fsync": "on", "full_page_writes": "on", "synchronous_commit": "on"}
+
+
 def value_text(value: Any, field: str = "") -> str:
-    """A field value for a sentence or a table cell. Null is "default" for a setting (not set:
-    the server's default) and "unset" for anything else."""
+    """A field value for a sentence or a table cell. Null is a setting's default (not set:
+    the server's, named when every release has the same: ``BUILTIN_DEFAULTS``) and "unset"
+    for anything else; a setting's boolean is ``on``/``off``, as PostgreSQL writes it."""
+    setting = field.startswith("postgres.settings.")
     if value is None:
-        return "default" if field.startswith("postgres.settings.") else "unset"
+        if setting:
+            return BUILTIN_DEFAULTS.get(field.removeprefix("postgres.settings."), "default")
+        return "unset"
     if isinstance(value, bool):
+        if setting:
+            return "on" if value else "off"
         return "yes" if value else "no"
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value) or "none"

@@ -125,7 +125,7 @@ FAMILIES: tuple[Family, ...] = (
     ),
     Family("workload", "workload", _prefixed("benchmark.workload")),
     Family("storage", "storage layout", _prefixed("storage")),
-    Family("settings", "set of settings", _prefixed("postgres.settings")),
+    Family("settings", "several settings", _prefixed("postgres.settings")),
     Family(
         "version+settings",
         "PostgreSQL version with its settings",

@@ -16,7 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.derive import knowledge
+from pgbench_kb.derive import knowledge, verdict_sections
 from pgbench_kb.derive.answer_leads import ClaimFigures, LeadFields, SetFigures
 from pgbench_kb.derive.answers_file import ANSWERS_FILE, answer_error, load_answers, read_answers
 from pgbench_kb.derive.writer import Site
@@ -144,7 +144,9 @@ def build_answers(
                 "title": str(answer["title"]),
                 "label": str(answer["label"]),
                 "lead": lead,
+                "scope": " ".join(str(answer.get("scope") or "").split()) or None,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
+                "pooled": verdict_sections.pooled_shown(known, _shown_of(evidence_raw, shown)),
                 "evidence": _evidence(evidence_raw, shown),
                 "unknown": _unknown(
                     answer,
@@ -189,6 +191,15 @@ def _claim_shown(claim: dict[str, Any], sources: dict[str, Any]) -> dict[str, An
     }
 
 
+def _shown_of(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[str, Any]]:
+    """The comparisons ``items`` as their pages show them."""
+    return [
+        shown[slug]
+        for slug in (knowledge.page_slug(str(c.get("id"))) for c in items)
+        if slug in shown
+    ]
+
+
 def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[str, Any]]:
     """The comparisons, machine by machine (the first one's machine first), each once. Where a
     machine's comparisons ran different workloads, each names its workload (``context``) and
@@ -198,7 +209,8 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
     for comparison in items:
         cid = knowledge.page_slug(str(comparison.get("id")))
         item = shown.get(cid)
-        if item is None or cid in seen:
+        if item is None or cid in seen or not verdict_sections.has_verdict(item):
+            # Without a verdict: counted under "What is not known", listed on its own page.
             continue
         seen.add(cid)
         workload = (comparison.get("held_equal") or {}).get(WORKLOAD)
@@ -263,7 +275,8 @@ def _unknown(
     if apart:
         out.append(
             f"{apart} of {total} compare configurations measured in different bench sessions, "
-            "with nothing measured of how far sessions move a result: no verdict is given."
+            "with nothing measured of how far sessions move a result: no verdict is given "
+            "(they are listed apart from the verdicts, linked from the comparison pages)."
         )
     if confounded:
         out.append(
@@ -335,7 +348,8 @@ def write_answers(site: Site, answers: list[dict[str, Any]]) -> None:
             "params": {
                 "kind": "answers",
                 "answers": [
-                    {"title": a["title"], "url": a["url"], "lead": a["lead"]} for a in answers
+                    {"title": a["title"], "url": a["url"], "lead": a["lead"], "scope": a["scope"]}
+                    for a in answers
                 ],
             },
         },

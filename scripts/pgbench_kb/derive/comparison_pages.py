@@ -12,6 +12,7 @@ from pgbench_kb.derive import (
     charts,
     knowledge,
     labels,
+    verdict_sections,
 )
 from pgbench_kb.derive.writer import Site
 
@@ -44,7 +45,11 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 for k, v in held.items()
                 if k in {"benchmark.workload.name", "postgres.version", "storage.data.array.level"}
             ]
-            + ([f"bench session {held['repeat.session']}"] if held.get("repeat.session") else [])
+            + (
+                [f"bench session {labels.session_words(str(held['repeat.session']))}"]
+                if held.get("repeat.session")
+                else []
+            )
         )
         title = f"tps against {swept} on {curve.get('machine')}" + (
             f" ({context})" if context else ""
@@ -143,9 +148,9 @@ def series_names(items: list[dict[str, Any]]) -> list[str]:
 
 def _series_part(value: Any, field: str) -> str:
     """A held-equal field as a legend names it: ``scale 5``; a bench session by its start alone,
-    ``session 20261127T082227Z`` (its random token would not fit a phone-wide legend)."""
+    ``session 2026-11-27 08:22 UTC`` (its random token means nothing to a reader)."""
     if field == "repeat.session" and isinstance(value, str):
-        return f"session {value.split('-')[0]}"
+        return f"session {labels.session_words(value)}"
     return f"{knowledge.field_label(field)} {knowledge._value(value)}"
 
 
@@ -215,7 +220,7 @@ OUTCOME_WORDS = {
     "worse": "higher: worse",
     "within_noise": "within the noise",
     "spread_unknown": "spread unknown",
-    "not_comparable": "not comparable (measured apart)",
+    "not_comparable": "no verdict (different bench sessions)",
 }
 
 
@@ -248,8 +253,9 @@ def comparison_shown(
     chart shows them)."""
     cid = knowledge.page_slug(str(comparison.get("id")))
     raw_a, raw_b = comparison.get("a") or {}, comparison.get("b") or {}
+    factor = str(comparison.get("factor"))
     value_a, value_b = knowledge.differing_values(
-        raw_a.get("value"), raw_b.get("value"), str(comparison.get("factor"))
+        knowledge.side_value(raw_a, factor), knowledge.side_value(raw_b, factor), factor
     )
     if isinstance(raw_a.get("value"), dict) and max(len(value_a), len(value_b)) > LONG_VALUE:
         # Several fields changed together (a storage layout, a set of settings): each side
@@ -263,13 +269,14 @@ def comparison_shown(
     if len(short_a) > 40 or len(short_b) > 40:
         short_a = group_words.get(str(raw_a.get("group"))) or "A"
         short_b = group_words.get(str(raw_b.get("group"))) or "B"
+        short_a, short_b = labels.apart_parts(short_a, short_b)
     title = f"{label}: {short_a} → {short_b}"
     verdict = str(comparison.get("verdict"))
     change = fmt.change(comparison.get("change_pct"))
     verdict_words = knowledge.VERDICT_WORDS.get(verdict, verdict)
     sentence = f"B against A: {verdict_words}"
     if change:
-        sentence += f"; B's centre is {change} ({fmt.ratio(comparison.get('ratio'))} of A's)"
+        sentence += f"; B is {change} against A ({fmt.ratio(comparison.get('ratio'))} of A)"
     interval = (comparison.get("test") or {}).get("ci95_ratio")
     if isinstance(interval, list) and len(interval) == 2:
         low, high = interval
@@ -294,9 +301,10 @@ def comparison_shown(
             f"spans its lowest to its highest run; the tall mark is the centre: A {a['center']}, "
             f"B {b['center']}).",
         }
+    page = verdict_sections.page_for(family, verdict)
     return {
         "id": cid,
-        "url": f"comparisons/{family}/#{cid}",
+        "url": f"comparisons/{page}/#{cid}",
         "title": title,
         "factor": label,
         "machine": str(comparison.get("machine")),
@@ -310,7 +318,7 @@ def comparison_shown(
             group_words.get(str(raw_b.get("group"))) or short_b,
         ),
         "held": knowledge.held_words(comparison.get("held_equal")),
-        "caveats": labelled(comparison.get("confounds") or [])
+        "caveats": [labels.readable(t) for t in labelled(comparison.get("confounds") or [])]
         + knowledge.caveat_words(comparison.get("differs_also")),
         "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
         "chart": chart,
@@ -409,7 +417,7 @@ def write_comparison_pages(
             continue
         pages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for item in items:
-            pages[item["url"].split("/")[1]].append(item)
+            pages[verdict_sections.family_page(item["url"].split("/")[1])].append(item)
         if len(pages) == 1:
             write_comparison_page(site, slug, title, about, items, known, cited)
         else:
@@ -482,9 +490,13 @@ def write_comparison_page(
     known: dict[str, Any],
     cited: dict[str, dict[str, list[int]]] | None = None,
 ) -> None:
-    """One page of comparisons: an overview chart, the findings and interactions that cite
-    them, and each comparison in full."""
+    """One page of comparisons: the pooled estimates, an overview chart, the findings and
+    interactions that cite them, and each comparison with a verdict in full; those without one
+    are counted, and listed on a page of their own."""
     ids = {c["id"] for c in items}
+    every, items = items, [c for c in items if verdict_sections.has_verdict(c)]
+    if len(items) < len(every):
+        verdict_sections.write_no_verdict_page(site, slug, title, every)
     cited = cited or cited_slugs(known)
 
     # Each statement once: an interaction is also a finding of kind "interaction", so it is
@@ -517,7 +529,7 @@ def write_comparison_page(
             f"Change of B against A, in percent, for each of the {many} on this page, one "
             "panel per machine and workload, numbered as below: green where B is clearly "
             "higher, red where clearly lower, grey where the difference is within the noise, "
-            "light where it was not judged (spread unknown, or the sides measured apart). "
+            "light where it was not judged (spread unknown). "
             "Each comparison's figures are in its table below."
         )
         spec = charts.changes_spec(f"{title}: change of B against A", description, rows)
@@ -530,6 +542,8 @@ def write_comparison_page(
             "params": {
                 "kind": "comparisons",
                 "overview": overview,
+                "pooled": verdict_sections.pooled_shown(known, items),
+                "no_verdict": verdict_sections.no_verdict_note(slug, every),
                 "comparisons": items,
                 "findings": findings,
                 "interactions": interactions,

@@ -16,6 +16,7 @@ from typing import Any
 # The pages comparisons are filed under (their questions) live in analyze, which adjusts its
 # families of tests by them (analyze/questions.py); re-exported here for the pages.
 from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.describe import BUILTIN_DEFAULTS
 from pgbench_kb.analyze.questions import ANALYZE_FAMILY_PAGES, FAMILIES, family_of  # noqa: F401
 from pgbench_kb.derive import labels
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
@@ -28,7 +29,7 @@ VERDICT_WORDS = {
     "lower": "lower",
     "within_noise": "no clear difference (within the noise)",
     "spread_unknown": "spread unknown: the change is shown, not judged",
-    "not_comparable": "not comparable: the two sides were measured apart",
+    "not_comparable": "no verdict: the two sides ran in different bench sessions",
 }
 
 
@@ -78,14 +79,44 @@ def _enum_words(field: str | None, value: str) -> str:
 
 def _value(value: Any, field: str | None = None) -> str:
     if type(value) is str:  # the common case, written as it is (an enumeration as words)
+        if field == "repeat.session":
+            return labels.session_words(value)
         return _enum_words(field, value) if field else value
     if isinstance(value, dict):
         return ", ".join(f"{field_label(k)} {_value(v, k)}" for k, v in value.items())
     if isinstance(value, bool):
+        if (field or "").startswith("postgres.settings."):
+            return "on" if value else "off"  # as PostgreSQL writes a setting
         return "yes" if value else "no"
     if isinstance(value, float | int):
-        return fmt.figure(value) or str(value)
+        figure = fmt.figure(value) or str(value)
+        unit = labels.SETTING_UNITS.get((field or "").removeprefix("postgres.settings."))
+        if unit and unit[0] in SHORT_UNITS and (field or "").startswith("postgres.settings."):
+            return f"{figure} {unit[0]}"  # commit_delay 20,000 µs: a bare number has no unit
+        return figure
     return labels.value_words(value)
+
+
+#: The units a setting's bare number is written with beside it (a count of 8 kB pages is not).
+SHORT_UNITS = frozenset({"µs", "ms", "s", "kB"})
+
+
+def side_value(item: dict[str, Any], field: str) -> Any:
+    """A comparison side's value, a setting our harness measured at its default written as the
+    default (``fsync`` → ``on``): the server ran it so, while a published run that does not
+    name a setting leaves it not stated."""
+    value = item.get("value")
+    if item.get("published"):
+        return value
+
+    def known(v: Any, path: str) -> Any:
+        if v is None and path.startswith("postgres.settings."):
+            return BUILTIN_DEFAULTS.get(path.removeprefix("postgres.settings."), "default")
+        return v
+
+    if isinstance(value, dict):
+        return {k: known(v, k) for k, v in value.items()}
+    return known(value, field)
 
 
 def center_of(item: dict[str, Any]) -> Any:

@@ -116,9 +116,35 @@ _PATH = re.compile(
 )
 
 
+#: A bench session's id (``20261127T075246Z-c6f6eb``: its start and a random token).
+SESSION = re.compile(r"\b(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}Z-[0-9a-f]{6}\b")
+
+
+def session_words(text: str) -> str:
+    """Every bench session id in ``text`` written as its start, ``2026-11-27 07:52 UTC``: its
+    random token means nothing to a reader."""
+    if "Z-" not in text:
+        return text
+    return SESSION.sub(r"\1-\2-\3 \4:\5 UTC", text)
+
+
 def readable(text: str) -> str:
-    """A sentence with every dotted run-file path in it written as its label."""
-    return _PATH.sub(lambda m: field_label(m.group(0)), text)
+    """A sentence with every dotted run-file path in it written as its label, and every bench
+    session id as its start."""
+    return session_words(_PATH.sub(lambda m: field_label(m.group(0)), text))
+
+
+def apart_parts(a: str, b: str) -> tuple[str, str]:
+    """Two configurations' words (``PG 15.18, -M simple, scale 8`` and ``PG 18.6, -M simple,
+    scale 8``) without the parts they share (``PG 15.18`` and ``PG 18.6``), so that a title or a
+    chart's bar names what sets them apart instead of being cut; as they are when either side
+    would be left with nothing."""
+    parts_a, parts_b = a.split(", "), b.split(", ")
+    only_a = [p for p in parts_a if p not in parts_b]
+    only_b = [p for p in parts_b if p not in parts_a]
+    if not only_a or not only_b:
+        return a, b
+    return ", ".join(only_a), ", ".join(only_b)
 
 
 def value_words(value: Any) -> str:

@@ -14,6 +14,7 @@ from pgbench_kb.derive import (
     links,
     machine_noise,
     run_view,
+    verdict_sections,
 )
 from pgbench_kb.derive.source_pages import write_sources
 from pgbench_kb.derive.writer import Site
@@ -37,15 +38,52 @@ def write_machines(
     for row in rows:
         for slug in {row["machine"], row["client_machine"]} - {None}:
             machines[str(slug)]["runs"].append(table_row(row))
+    without: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for family in placed["families"].values():
         for item in family:
-            machines[item["machine"].split(" ")[0]]["comparisons"].append(
+            machine = item["machine"].split(" ")[0]
+            if not verdict_sections.has_verdict(item):
+                # Counted, not listed (issue 31): listed on the family's page without verdicts.
+                without[machine][item["url"].split("/")[1]] += 1
+                continue
+            machines[machine]["comparisons"].append(
                 {"title": item["title"], "url": item["url"], "verdict": item["verdict_words"]}
             )
+    for machine, pages in without.items():
+        machines[machine]["no_verdict"] = {
+            "n": sum(pages.values()),
+            "pages": [
+                {"title": knowledge.FAMILY_TITLES.get(
+                    verdict_sections.family_page(page).split("--")[0], page),
+                 "url": f"comparisons/{page}/", "n": n}
+                for page, n in sorted(pages.items())
+            ],
+        }  # fmt: skip
     site.data(
         "machines",
         {"machines": dict(sorted(machines.items())), "specs": hardware.specs(site.root)},
     )
+
+
+def raw_words(rows: list[dict[str, Any]]) -> str:
+    """What the home page may say of the figures' raw output: how many runs keep the pgbench
+    output they were read from, and what the others are (issue 31: 16 of 29 transcribed runs
+    have none, so "every figure links to raw output" was not true)."""
+    total = len(rows)
+    without = [r for r in rows if not r.get("raw_kept")]
+    if not without:
+        return (
+            "Every figure links to the run it comes from and to the pgbench output it was read "
+            "from."
+        )
+    words = (
+        "Every figure links to the run it comes from; "
+        f"{total - len(without)} of the {fmt.count(total, 'run')} keep the pgbench output they "
+        "were read from"
+    )
+    if all(r.get("origin") == "transcribed" for r in without):
+        return words + f" (the other {len(without)}, transcribed from publications, have none)."
+    return words + f"; {len(without)} do not."
 
 
 def table_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -93,12 +131,19 @@ def write_lists(
             "recent": [table_row(r) for r in [r for r in rows if not r.get("smoke")][:HOME_RECENT]],
             "findings": findings,
             "answers": [
-                {"label": a["label"], "title": a["title"], "url": a["url"], "lead": a["lead"]}
+                {
+                    "label": a["label"],
+                    "title": a["title"],
+                    "url": a["url"],
+                    "lead": a["lead"],
+                    "scope": a.get("scope"),
+                }
                 for a in answers or []
             ],
             "runs": fmt.count(len(rows), "run"),
             "machines": fmt.count(len({r["machine"] for r in rows}), "machine"),
             "groups": fmt.count(len(placed["groups"]), "configuration"),
+            "raw_words": raw_words(rows),
         },
     )
     write_sources(site, rows, known, urls)

@@ -3,6 +3,7 @@ apart from the other runs of its machine (for titles that stay short)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
@@ -180,18 +181,40 @@ def distinguishing(runs: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def distinguishing_features(runs: list[dict[str, Any]]) -> list[list[str]]:
-    """``distinguishing`` from each run's ``title_features``."""
-    features = [run["features"] for run in runs]
+    """``distinguishing`` from each run's ``title_features``. A settings profile is named only
+    for a transcribed run (the source's name for its configuration): our bench's profile names
+    (``profile``, ``baseline``) say nothing of the settings, which are named instead — of each
+    setting that varies, the value a strict majority of the runs share goes without saying."""
+    features = [
+        run["features"] if run["transcribed"] else {**run["features"], "profile": None}
+        for run in runs
+    ]
     varying = [k for k, _ in DISTINGUISHERS if len({str(f[k]) for f in features}) > 1]
     profiles_named = "profile" in varying
     settings = [run["settings"] for run in runs]
     names = sorted({name for s in settings for name in s})
     varying_settings = [n for n in names if len({str(s.get(n)) for s in settings}) > 1]
+    usual = {}
+    for n in varying_settings:
+        value, count = Counter(str(s.get(n)) for s in settings).most_common(1)[0]
+        if 2 * count > len(settings):
+            usual[n] = value
     words = []
     for run, feature, setting in zip(runs, features, settings, strict=True):
         shown = [str(feature[k]) for k in varying if feature[k] is not None]
         if not profiles_named:
             absent = "not stated" if run["transcribed"] else "default"
-            shown += [f"{n}={setting.get(n, absent)}" for n in varying_settings]
+            shown += [
+                f"{n}={_setting_text(setting.get(n, absent))}"
+                for n in varying_settings
+                if usual.get(n) != str(setting.get(n))
+            ]
         words.append(shown)
     return words
+
+
+def _setting_text(value: Any) -> str:
+    """A setting's value as postgresql.conf writes it (a boolean ``on``/``off``)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)

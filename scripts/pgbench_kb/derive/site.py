@@ -92,7 +92,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         # While workers make the run pages' texts (the second pass), the analysis.
         light = loading.light()
         # Copies: titles and links are added to these rows, never to what the cache keeps.
-        rows = [dict(run.row) for run in light]
+        rows = [dict(run.row) | {"raw_kept": bool(run.raw_paths)} for run in light]
         names = [page_name(row) for row in rows]
         distinct_names(rows)
         known = knowledge.from_records([run.record for run in light], root)

@@ -1,0 +1,69 @@
+"""Issue 31, the answer at a glance: on the shipped site, every comparison page (its verdicts;
+the comparisons without one are counted there and listed on a page of their own) stays short
+enough to read and light enough to load, measured in real headless Chromium at 1280 px."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kbtest import serve
+
+pytestmark = [pytest.mark.site, pytest.mark.browser]
+
+WIDE = {"width": 1280, "height": 900}
+#: The tallest a comparison page may be at 1280 px (the durability page was 51,230 px).
+MAX_HEIGHT_PX = 15_000
+#: The most a comparison page may transfer with what it loads (it was 402 KB).
+MAX_BYTES = 150 * 1024
+
+
+def comparison_pages(public: Path) -> list[str]:
+    return sorted(
+        p.parent.relative_to(public).as_posix() + "/"
+        for p in (public / "comparisons").rglob("index.html")
+        if 'http-equiv="refresh"' not in p.read_text(encoding="utf-8")[:600]
+    )
+
+
+def test_every_comparison_page_is_short_and_light(shipped_site: Path, browser):
+    """Each page in a fresh context (nothing cached), scrolled to its end so that its lazy
+    charts load too; its height and every byte it received."""
+    paths = comparison_pages(shipped_site)
+    assert any(p.endswith("--no-verdict/") for p in paths), "no page without verdicts: check"
+    measured = {}
+    with serve(shipped_site) as base:
+        for path in paths:
+            context = browser.new_context(viewport=WIDE)
+            page = context.new_page()
+            sizes: list[int] = []
+            page.on(
+                "requestfinished",
+                lambda r, sizes=sizes: sizes.append(r.sizes()["responseBodySize"]),
+            )
+            page.goto(base + path, wait_until="networkidle")
+            height = page.evaluate("document.documentElement.scrollHeight")
+            page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+            page.wait_for_load_state("networkidle")
+            measured[path] = (height, sum(sizes))
+            context.close()
+    too_tall = {p: h for p, (h, _) in measured.items() if h > MAX_HEIGHT_PX}
+    too_heavy = {p: b for p, (_, b) in measured.items() if b > MAX_BYTES}
+    assert not too_tall, f"taller than {MAX_HEIGHT_PX} px at 1280 px: {too_tall}"
+    assert not too_heavy, f"heavier than {MAX_BYTES} bytes with what they load: {too_heavy}"
+    assert all(b > 5_000 and h >= WIDE["height"] for h, b in measured.values()), measured
+
+
+def test_verdicts_are_listed_and_the_rest_counted(shipped_site: Path):
+    """A comparison page lists only comparisons with a verdict; it counts the others and links
+    the page that lists them, which lists nothing else."""
+    durability = (shipped_site / "comparisons" / "durability" / "index.html").read_text("utf-8")
+    apart = shipped_site / "comparisons" / "durability--no-verdict" / "index.html"
+    listed = apart.read_text("utf-8")
+    assert "verdict-not_comparable" not in durability
+    assert 'class="verdict verdict-higher"' in durability
+    assert "without a verdict</a>" in durability and "durability--no-verdict/" in durability
+    assert listed.count("<li id=") >= 10 and "verdict-higher" not in listed
+    assert 'id="pooled"' in durability  # the pooled verdicts lead
+    assert durability.index('id="pooled"') < durability.index('class="comparison"')
