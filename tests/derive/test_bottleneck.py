@@ -35,16 +35,31 @@ def with_waits(events: dict[str, int], samples: int | None = None, **rest) -> di
     for name, count in events.items():
         kind, _, event = name.partition(":")
         listed.append({"type": kind or None, "event": event or None, "count": count})
-    waits = {"hz": 20, "instants": 1000, "backend_samples": samples or sum(events.values()),
-             "events": listed, "unavailable": None}  # fmt: skip
+    waits = {
+        "hz": 20,
+        "instants": 1000,
+        "backend_samples": samples or sum(events.values()),
+        "events": listed,
+        "unavailable": None,
+    }
     return {"results": {"wait_events": waits, **rest}}
 
 
 def cpu_series(busy: float, iowait: float = 0.0, seconds: int = 10) -> list[dict]:
-    return [{"host": "server", "interval_s": 1, "t_s": list(range(1, seconds + 1)),
-             "cpu_pct": {"user": [busy * 0.75] * seconds, "system": [busy * 0.25] * seconds,
-                         "iowait": [iowait] * seconds, "steal": [0.0] * seconds},
-             "devices": []}]  # fmt: skip
+    return [
+        {
+            "host": "server",
+            "interval_s": 1,
+            "t_s": list(range(1, seconds + 1)),
+            "cpu_pct": {
+                "user": [busy * 0.75] * seconds,
+                "system": [busy * 0.25] * seconds,
+                "iowait": [iowait] * seconds,
+                "steal": [0.0] * seconds,
+            },
+            "devices": [],
+        }
+    ]
 
 
 def sentence_of(run: dict) -> str | None:
@@ -54,10 +69,19 @@ def sentence_of(run: dict) -> str | None:
 def test_an_event_is_named_as_postgres_names_it_and_null_is_active_on_cpu():
     assert bottleneck.event_name("IO", "WALSync") == "IO:WALSync"
     assert bottleneck.event_name(None, None) == "active (CPU)"
-    assert [bottleneck.kind_of(n) for n in ("IO:WALSync", "LWLock:WALWriteLock",
-            "IO:DataFileRead", "LWLock:BufferContent", "Lock:transactionid",
-            "Client:ClientRead", "IPC:SyncRep", "active (CPU)")] == [
-        "flush", "flush", "reads", "locks", "locks", "client", "other", "cpu"]  # fmt: skip
+    assert [
+        bottleneck.kind_of(n)
+        for n in (
+            "IO:WALSync",
+            "LWLock:WALWriteLock",
+            "IO:DataFileRead",
+            "LWLock:BufferContent",
+            "Lock:transactionid",
+            "Client:ClientRead",
+            "IPC:SyncRep",
+            "active (CPU)",
+        )
+    ] == ["flush", "flush", "reads", "locks", "locks", "client", "other", "cpu"]
 
 
 def test_wait_profile_shares_are_of_all_backend_samples_largest_first():
@@ -91,7 +115,10 @@ def test_flush_line_names_the_tool_and_method_or_the_emulation():
     )
     emulated = copy.deepcopy(run)
     emulated["storage"]["flush"]["emulated"] = {
-        "method": "strace-inject", "added_us": 1750, "target_ms": 2.0}  # fmt: skip
+        "method": "strace-inject",
+        "added_us": 1750,
+        "target_ms": 2.0,
+    }
     assert bottleneck.flush_line(bottleneck.flush_facts(emulated)) == (
         "WAL flush emulated: 2 ms by strace-inject, 1.75 ms added to each; the device itself: "
         "0.251 ms (pg_test_fsync, fdatasync)"
@@ -106,8 +133,10 @@ def test_flush_line_names_the_tool_and_method_or_the_emulation():
 
 
 def test_commit_flush_waits_that_stand_out_are_said_as_evidence():
-    run = with_waits({":": 400, "IO:WALSync": 350, "LWLock:WALWrite": 60, "Client:ClientRead": 190},
-                     os_series=cpu_series(80, 6))  # fmt: skip
+    run = with_waits(
+        {":": 400, "IO:WALSync": 350, "LWLock:WALWrite": 60, "Client:ClientRead": 190},
+        os_series=cpu_series(80, 6),
+    )
     assert sentence_of(run) == (
         "Evidence of waiting on commit flushes: during this run, 41% of backend samples waited "
         "on WAL writes and syncs (IO:WALSync 35%, LWLock:WALWrite 6%); the CPUs of the "
@@ -119,18 +148,21 @@ def test_commit_flush_waits_that_stand_out_are_said_as_evidence():
     ("events", "start"),
     [
         ({":": 500, "IO:DataFileRead": 450, "IO:WALSync": 50}, "Evidence of waiting on reads"),
-        ({":": 500, "Lock:transactionid": 200, "LWLock:BufferContent": 150},
-         "Evidence of waiting on locks"),
+        (
+            {":": 500, "Lock:transactionid": 200, "LWLock:BufferContent": 150},
+            "Evidence of waiting on locks",
+        ),
         ({":": 300, "Client:ClientRead": 700}, "Evidence of waiting on the client"),
-    ],  # fmt: skip
+    ],
 )
 def test_the_kind_of_wait_that_stands_out_names_the_sentence(events, start):
     assert sentence_of(with_waits(events)).startswith(start)
 
 
 def test_cpu_bound_needs_busy_cpus_and_few_waits_on_the_server():
-    busy = with_waits({":": 850, "IO:WALSync": 100, "Client:ClientRead": 50},
-                      os_series=cpu_series(95))  # fmt: skip
+    busy = with_waits(
+        {":": 850, "IO:WALSync": 100, "Client:ClientRead": 50}, os_series=cpu_series(95)
+    )
     assert sentence_of(busy).startswith(
         "Evidence of being CPU-bound: during this run, the CPUs of the server's host were 95% "
         "busy (user and system), and the backends waited on the server in only 10%"
@@ -146,8 +178,12 @@ def test_too_few_samples_or_nothing_recorded_gives_no_sentence():
     assert sentence_of(with_waits({":": 50, "IO:WALSync": 40})) is None
     assert sentence_of({"results": {"tps": 10.0}}) is None
     assert bottleneck.run_summary({"results": {"tps": 10.0}}) is None
-    unavailable = {"results": {"wait_events": {"unavailable": "PostgreSQL 9.5 has no wait "
-                   "events"}, "os_series": cpu_series(97)}}  # fmt: skip
+    unavailable = {
+        "results": {
+            "wait_events": {"unavailable": "PostgreSQL 9.5 has no wait events"},
+            "os_series": cpu_series(97),
+        }
+    }
     assert sentence_of(unavailable) == (
         "Evidence of being CPU-bound: during this run, the CPUs of the server's host were 97% "
         "busy (user and system) (wait events: PostgreSQL 9.5 has no wait events)."
@@ -165,10 +201,20 @@ def test_a_configuration_adds_up_its_runs_samples():
 
 
 def test_a_comparison_names_the_kinds_either_side_has_enough_of():
-    a = bottleneck.combined([bottleneck.run_summary(
-        with_waits({":": 500, "IO:WALSync": 410, "Lock:tuple": 40, "IPC:x": 50}))])
-    b = bottleneck.combined([bottleneck.run_summary(
-        with_waits({":": 920, "IO:WALSync": 30, "Lock:tuple": 20, "IPC:x": 30}))])  # fmt: skip
+    a = bottleneck.combined(
+        [
+            bottleneck.run_summary(
+                with_waits({":": 500, "IO:WALSync": 410, "Lock:tuple": 40, "IPC:x": 50})
+            )
+        ]
+    )
+    b = bottleneck.combined(
+        [
+            bottleneck.run_summary(
+                with_waits({":": 920, "IO:WALSync": 30, "Lock:tuple": 20, "IPC:x": 30})
+            )
+        ]
+    )
     assert bottleneck.wait_change(a, b) == [
         "Active (CPU) 50% → 92% of samples",
         "WAL sync waits 41% → 3% of samples",
@@ -179,16 +225,28 @@ def test_a_comparison_names_the_kinds_either_side_has_enough_of():
 
 def test_flush_of_a_machine_is_counted_once_per_bench_session():
     def row(machine, day, ms):
-        flush = {"ms": ms, "how": "sync_method", "tool": "pg_test_fsync",
-                 "method": "fdatasync", "device": "/dev/vda1", "measured_at": day}  # fmt: skip
+        flush = {
+            "ms": ms,
+            "how": "sync_method",
+            "tool": "pg_test_fsync",
+            "method": "fdatasync",
+            "device": "/dev/vda1",
+            "measured_at": day,
+        }
         return {"machine": machine, "evidence": {"flush": flush}}
 
-    rows = [row("m", "2026-11-27", 0.251), row("m", "2026-11-27", 0.251),
-            row("m", "2026-11-28", 0.27), {"machine": "old", "recorded_at": "2006-06-01"}]  # fmt: skip
+    rows = [
+        row("m", "2026-11-27", 0.251),
+        row("m", "2026-11-27", 0.251),
+        row("m", "2026-11-28", 0.27),
+        {"machine": "old", "recorded_at": "2006-06-01"},
+    ]
     assert hardware.flush_lines(rows) == {
-        "m": ["WAL flush 0.251 to 0.27 ms (pg_test_fsync, fdatasync) on /dev/vda1: 2 bench "
-              "sessions, 2026-11-27 to 2026-11-28"]
-    }  # fmt: skip
+        "m": [
+            "WAL flush 0.251 to 0.27 ms (pg_test_fsync, fdatasync) on /dev/vda1: 2 bench "
+            "sessions, 2026-11-27 to 2026-11-28"
+        ]
+    }
 
 
 def test_os_chart_draws_each_second_and_thins_a_long_series():
@@ -233,8 +291,12 @@ def test_pages_are_given_what_the_runs_recorded(tmp_path):
     for page in sorted((site / "content" / "runs").glob("2026*.md")):
         why = json.loads(page.read_text(encoding="utf-8"))["params"]["why"]
         chart = why.pop("chart")
-        why["chart"] = {"description": chart["description"], "columns": chart["columns"],
-                        "first_row": chart["rows"][0], "rows": len(chart["rows"])}  # fmt: skip
+        why["chart"] = {
+            "description": chart["description"],
+            "columns": chart["columns"],
+            "first_row": chart["rows"][0],
+            "rows": len(chart["rows"]),
+        }
         shown["runs"][page.stem] = why
     for page in sorted((site / "content" / "groups").glob("kb-*.md")):
         shown["groups"][page.stem] = json.loads(page.read_text(encoding="utf-8"))["params"].get(
