@@ -153,6 +153,7 @@ def test_commit_flush_waits_that_stand_out_are_said_as_evidence():
             "Evidence of waiting on locks",
         ),
         ({":": 300, "Client:ClientRead": 700}, "Evidence of waiting on the client"),
+        ({":": 600, "IPC:SyncRep": 400}, "Evidence of waiting on other events"),
     ],
 )
 def test_the_kind_of_wait_that_stands_out_names_the_sentence(events, start):
@@ -197,6 +198,10 @@ def test_a_configuration_adds_up_its_runs_samples():
     assert both["samples"] == 1000
     assert both["waits"] == {"active (CPU)": 800, "IO:WALSync": 200}
     assert both["runs"] == 2
+    assert bottleneck.sentence(both).startswith(
+        "No one kind of wait stands out: during 2 of its 3 runs (the others recorded none of "
+        "it), backends were active on CPU in 80% of their samples"
+    )
     assert bottleneck.combined([None, None]) is None
 
 

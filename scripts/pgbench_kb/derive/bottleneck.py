@@ -63,6 +63,7 @@ KIND_VERDICTS = {
     "reads": "waiting on reads",
     "locks": "waiting on locks",
     "client": "waiting on the client",
+    "other": "waiting on other events",
 }
 
 #: A kind of wait stands out when it holds at least this share of the backend samples and
@@ -272,10 +273,11 @@ def combined(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any] | Non
     """The evidence of several runs (a configuration's repeats) added up: wait counts summed,
     CPU averaged over all their seconds; None when none of them has any."""
     waits: dict[str, int] = {}
-    samples = runs = cpu_s = 0
+    samples = runs = cpu_s = total = 0
     busy = iowait = 0.0
     unavailable = None
     for summary in summaries:
+        total += 1
         if not summary:
             continue
         runs += 1
@@ -289,7 +291,7 @@ def combined(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any] | Non
         unavailable = unavailable or summary.get("waits_unavailable")
     if not runs:
         return None
-    out: dict[str, Any] = {"runs": runs, "waits": waits, "samples": samples}
+    out: dict[str, Any] = {"runs": runs, "of": total, "waits": waits, "samples": samples}
     if cpu_s:
         out |= {"cpu_busy": busy / cpu_s, "iowait": iowait / cpu_s}
     if unavailable and not waits:
@@ -331,6 +333,14 @@ def _cpu_words(evidence: dict[str, Any]) -> str | None:
     return words
 
 
+def _runs_words(evidence: dict[str, Any]) -> str:
+    """``this run``, ``these runs``, or ``2 of its 3 runs`` when only some recorded it."""
+    runs, of = evidence.get("runs") or 0, evidence.get("of") or 0
+    if of > runs:
+        return f"{runs} of its {fmt.count(of, 'run')} (the others recorded none of it)"
+    return "this run" if runs == 1 else "these runs"
+
+
 def sentence(evidence: dict[str, Any] | None) -> str | None:
     """A configuration's bottleneck sentence from its runs' evidence (``combined``): which
     kind of wait stood out, or that the CPUs were busy with few waits, in the words of what
@@ -339,7 +349,7 @@ def sentence(evidence: dict[str, Any] | None) -> str | None:
         return None
     shares = kind_shares(evidence)
     cpu = _cpu_words(evidence)
-    runs = "this run" if evidence.get("runs") == 1 else "these runs"
+    runs = _runs_words(evidence)
     if not shares:
         if cpu is None:
             return None
