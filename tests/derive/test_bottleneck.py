@@ -265,6 +265,8 @@ def test_os_chart_draws_each_second_and_thins_a_long_series():
     series["t_s"] = list(range(1, 3601))
     series["cpu_pct"] = {k: [50.0] * 3600 for k in ("user", "system", "iowait", "steal")}
     series["devices"] = []
+    assert len(os_chart.os_chart(long)["rows"]) == 120
+    assert os_chart.os_chart(long)["rows"][0]["t"] == "30"  # seconds 1 to 30
     svg, _ = os_chart.os_svg(long, title="t")
     first = svg.split('<polyline points="', 1)[1].split('"', 1)[0]
     assert len(first.split()) <= os_chart.NARROW - os_chart.LEFT - os_chart.RIGHT

@@ -36,6 +36,8 @@ CPU_LINES = (
 )
 #: Devices drawn (their panels); the table holds every device.
 DEVICES_DRAWN = 2
+#: The data table under the chart has at most this many rows.
+TABLE_ROWS = 120
 LEFT, RIGHT, TOP, PANEL_H, GAP, BOTTOM = 64, 14, 40, 80, 30, 34
 
 
@@ -195,9 +197,16 @@ def _every(interval: Any) -> str:
     return f"every {fmt.count(interval, 'second')}"
 
 
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(sum(present) / len(present), 2) if present else None
+
+
 def os_chart(run: dict[str, Any]) -> dict[str, Any] | None:
     """The run page's chart of the machine: its SVG, description, data rows and their
-    columns; None when the run records no such series."""
+    columns; None when the run records no such series. The table has at most
+    ``TABLE_ROWS`` rows (each the mean of as many whole seconds as needed), so that a long
+    trial does not weigh down its page; the run file's download holds every second."""
     spans = checkpoints.spans_of(run)
     shaded = " (checkpoints shaded)" if spans else ""
     drawn = os_svg(run, title=f"The server's CPU and disks every second{shaded}")
@@ -210,24 +219,30 @@ def os_chart(run: dict[str, Any]) -> dict[str, Any] | None:
     columns, keys = ["Time (s)"], ["t"]
     cells: list[list[float | None]] = []
     for key, legend, *_ in CPU_LINES:
+        values = _values(cpu.get(key), count)
+        if key == "steal" and not any(values):
+            continue
         columns.append(f"{legend} %")
         keys.append(key)
-        cells.append(_values(cpu.get(key), count))
+        cells.append(values)
     devices = _devices(series)
     for number, device in enumerate(devices):
-        for field, what in (("writes", "writes/s"), ("write_kb", "kB written/s"),
-                            ("reads", "reads/s"), ("await_ms", "wait (ms)")):  # fmt: skip
+        for field, what in (("writes", "writes/s"), ("reads", "reads/s"),
+                            ("await_ms", "wait (ms)")):  # fmt: skip
             columns.append(f"{device['name']} {what}")
             keys.append(f"d{number}_{field}")
             cells.append(_values(device.get(field), count))
+    step = -(-count // TABLE_ROWS)
+    interval = float(series.get("interval_s") or 1)
     rows = []
-    for index, t in enumerate(t_s):
+    for first in range(0, count, step):
+        last = min(first + step, count)
+        t = t_s[last - 1]
         row = {"t": fmt.figure(t)}
         for key, values in zip(keys[1:], cells, strict=True):
-            row[key] = fmt.figure(values[index])
+            row[key] = fmt.figure(_mean(values[first:last]))
         if spans is not None:
-            interval = float(series.get("interval_s") or 1)
-            row["checkpoint"] = checkpoints.during(spans, t, interval)
+            row["checkpoint"] = checkpoints.during(spans, t, t - t_s[first] + interval)
         rows.append(row)
     if spans is not None:
         columns.append("Checkpoint")
@@ -241,6 +256,8 @@ def os_chart(run: dict[str, Any]) -> dict[str, Any] | None:
            if drawn_devices else "")
         + (f" ({fmt.count(more, 'more device')} in the data only)" if more > 0 else "")
         + (". Checkpoints are shaded as on the throughput chart." if spans else ".")
+        + (f" In the data, each row is the mean of {fmt.count(step, 'point')} up to its time."
+           if step > 1 else "")
     )  # fmt: skip
     return {"svg": svg, "description": description, "rows": rows, "columns": columns,
             "keys": keys}  # fmt: skip
