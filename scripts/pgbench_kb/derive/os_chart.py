@@ -4,8 +4,9 @@ Drawn as plain SVG, like the progress chart above it (``charts.progress_svg``) a
 kind of time axis, ``charts.NARROW`` wide so that no text is scaled down on a phone: the CPU
 (user, system, iowait and steal, in percent of all CPUs) in the first panel, then for each
 device its writes per second and its average wait per I/O. Checkpoints are shaded as on the
-progress chart. A long series is drawn one point per pixel column at most (the mean of the
-seconds it covers); the data table under the chart holds every second.
+progress chart. A long series is drawn with at most ``LINE_POINTS`` points a line (each the
+mean of the seconds it covers) and tabled in at most ``TABLE_ROWS`` rows: the run file's
+download holds every second.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ CPU_LINES = (
 )
 #: Devices drawn (their panels); the table holds every device.
 DEVICES_DRAWN = 2
-#: The data table under the chart has at most this many rows.
-TABLE_ROWS = 120
+#: The data table under the chart has at most this many rows, and each line of the chart at
+#: most this many points (one every two pixels): a long trial's page stays light (a run page
+#: has a budget: tests/browser/test_site_browser.py).
+TABLE_ROWS = 60
+LINE_POINTS = 130
 LEFT, RIGHT, TOP, PANEL_H, GAP, BOTTOM = 64, 14, 40, 80, 30, 34
 
 
@@ -151,7 +155,7 @@ def os_svg(
                 f'<text x="{LEFT - 5}" y="{y + 4:.1f}" text-anchor="end">{_tick_text(value)}</text>'
             )
         for _legend_text, colour, dash, values in lines:
-            points = _thinned(t_s, values, plot_w)
+            points = _thinned(t_s, values, min(plot_w, LINE_POINTS))
             if len(points) < 2:
                 continue
             line = " ".join(
