@@ -125,3 +125,21 @@ def test_configuration_comparison_and_machine_say_what_was_sampled(why_site, bro
             width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             assert width[0] <= width[1], f"{path} scrolls sideways"
         assert problems == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_axe_violation_on_the_pages_that_show_why(why_site, browser, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    found = []
+    with serve(why_site) as base:
+        context = browser.new_context(color_scheme=scheme, bypass_csp=True)
+        page = context.new_page()
+        for path in (f"runs/{RUN}/", f"groups/{GROUP}/", "comparisons/checkpoints/"):
+            page.goto(base + path, wait_until="networkidle")
+            for violation in axe.run(page).response["violations"]:
+                if violation.get("impact") in {"serious", "critical"}:
+                    found.append(f"{path}: {violation['id']} ({violation['impact']})")
+        context.close()
+    assert found == []
