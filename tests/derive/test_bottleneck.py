@@ -319,3 +319,22 @@ def test_pages_are_given_what_the_runs_recorded(tmp_path):
     assert_golden(GOLDEN / "why.json", json.dumps(shown, ensure_ascii=False, indent=1) + "\n")
     svg = os_chart.os_chart(read(WHY_RUNS[-1]))["svg"]
     assert_golden(GOLDEN / "why-os-chart.svg", svg)
+
+
+def test_pgbench_s_host_is_drawn_and_said_when_it_ran_elsewhere():
+    run = read(WHY_RUNS[-1])
+    server = run["results"]["os_series"][0]
+    client = copy.deepcopy(server) | {"host": "client", "devices": []}
+    client["cpu_pct"] = {
+        k: [96.0 if k == "user" else 0.0] * len(server["t_s"])
+        for k in ("user", "system", "iowait", "steal")
+    }
+    run["results"]["os_series"].append(client)
+    run["client"]["same_as_server"] = False
+    chart = os_chart.os_chart(run, "client")
+    assert chart["svg"].count("<polyline") == 3  # user, system, iowait: no steal, no device
+    assert chart["description"].startswith("pgbench's host every second over 120 points")
+    assert os_chart.os_chart(run)["description"].startswith("The server's host")
+    assert "pgbench's host 96%." in sentence_of(run)
+    assert "(pgbench's too)" not in sentence_of(run)
+    assert os_chart.os_chart(read(WHY_RUNS[-1]), "client") is None

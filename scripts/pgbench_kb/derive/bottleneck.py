@@ -229,11 +229,13 @@ def flush_line(facts: dict[str, Any] | None) -> str | None:
     return line
 
 
-def cpu_busy(run: dict[str, Any]) -> tuple[float, float, int] | None:
-    """The server host's CPUs over the trial: mean busy (user and system) and iowait, in
-    percent of all CPUs, and the number of seconds averaged; None when not recorded."""
+def cpu_busy(run: dict[str, Any], host: str = "server") -> tuple[float, float, int] | None:
+    """A host's CPUs over the trial (the server's, or pgbench's when it ran elsewhere): mean
+    busy (user and system) and iowait, in percent of all its CPUs, and the number of seconds
+    averaged; None when not recorded."""
+    hosts = {host, None} if host == "server" else {host}
     for series in _get(run, "results.os_series") or []:
-        if not isinstance(series, dict) or series.get("host") not in {"server", None}:
+        if not isinstance(series, dict) or series.get("host") not in hosts:
             continue
         cpu = series.get("cpu_pct") if isinstance(series.get("cpu_pct"), dict) else {}
         busy, iowait = [], []
@@ -264,6 +266,10 @@ def run_summary(run: dict[str, Any]) -> dict[str, Any] | None:
                 summary["samples"] = _samples(waits, counts)
     if (cpu := cpu_busy(run)) is not None:
         summary["cpu_busy"], summary["iowait"], summary["cpu_s"] = cpu
+        if _get(run, "client.same_as_server") is True:
+            summary["same_host"] = True
+    if (client := cpu_busy(run, "client")) is not None:
+        summary["client_busy"], _, summary["client_s"] = client
     if (flush := flush_facts(run)) is not None:
         summary["flush"] = flush
     return summary or None
@@ -273,8 +279,9 @@ def combined(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any] | Non
     """The evidence of several runs (a configuration's repeats) added up: wait counts summed,
     CPU averaged over all their seconds; None when none of them has any."""
     waits: dict[str, int] = {}
-    samples = runs = cpu_s = total = 0
-    busy = iowait = 0.0
+    samples = runs = cpu_s = total = client_s = 0
+    busy = iowait = client = 0.0
+    same_host = True
     unavailable = None
     for summary in summaries:
         total += 1
@@ -288,12 +295,18 @@ def combined(summaries: Iterable[dict[str, Any] | None]) -> dict[str, Any] | Non
             cpu_s += summary["cpu_s"]
             busy += summary["cpu_busy"] * summary["cpu_s"]
             iowait += summary["iowait"] * summary["cpu_s"]
+            same_host = same_host and summary.get("same_host") is True
+        if summary.get("client_s"):
+            client_s += summary["client_s"]
+            client += summary["client_busy"] * summary["client_s"]
         unavailable = unavailable or summary.get("waits_unavailable")
     if not runs:
         return None
     out: dict[str, Any] = {"runs": runs, "of": total, "waits": waits, "samples": samples}
     if cpu_s:
-        out |= {"cpu_busy": busy / cpu_s, "iowait": iowait / cpu_s}
+        out |= {"cpu_busy": busy / cpu_s, "iowait": iowait / cpu_s, "same_host": same_host}
+    if client_s:
+        out["client_busy"] = client / client_s
     if unavailable and not waits:
         out["waits_unavailable"] = unavailable
     return out
@@ -324,12 +337,13 @@ def _events_of(evidence: dict[str, Any], kind: str, listed: int = 3) -> str:
 def _cpu_words(evidence: dict[str, Any]) -> str | None:
     if evidence.get("cpu_busy") is None:
         return None
-    words = (
-        f"the CPUs of the server's host were {fmt.percent(evidence['cpu_busy'])} busy "
-        "(user and system)"
-    )
+    where = "the server's host (pgbench's too)" if evidence.get("same_host") else \
+        "the server's host"  # fmt: skip
+    words = f"the CPUs of {where} were {fmt.percent(evidence['cpu_busy'])} busy (user and system)"
     if evidence.get("iowait", 0) >= 1:
         words += f" and {fmt.percent(evidence['iowait'])} waiting on I/O"
+    if evidence.get("client_busy") is not None:
+        words += f", those of pgbench's host {fmt.percent(evidence['client_busy'])}"
     return words
 
 

@@ -52,13 +52,15 @@ def _values(series: list[Any], count: int) -> list[float | None]:
     ] + [None] * (count - len(values))
 
 
-def server_series(run: dict[str, Any]) -> dict[str, Any] | None:
-    """The server host's entry of ``results.os_series`` (the first when none is named)."""
+def host_series(run: dict[str, Any], host: str = "server") -> dict[str, Any] | None:
+    """A host's entry of ``results.os_series``: the server's (the first entry when none is
+    named), or the client's (pgbench's, sampled when it ran on another host)."""
     found = [s for s in (run.get("results") or {}).get("os_series") or [] if isinstance(s, dict)]
     for series in found:
-        if series.get("host") == "server":
+        if series.get("host") == host:
             return series
-    return found[0] if found else None
+    named = any(s.get("host") for s in found)
+    return found[0] if found and host == "server" and not named else None
 
 
 def _panels(series: dict[str, Any], count: int) -> list[tuple[str, list[tuple]]]:
@@ -101,11 +103,11 @@ def _thinned(t_s: list[float], values: list[float | None], columns: int) -> list
 
 
 def os_svg(
-    run: dict[str, Any], *, title: str, width: int = NARROW
+    run: dict[str, Any], *, title: str, width: int = NARROW, host: str = "server"
 ) -> tuple[str, dict[str, Any]] | None:
-    """The chart of the server host's series with checkpoints shaded, and the series it drew
-    (``t_s``, its panels); None with fewer than two seconds recorded."""
-    series = server_series(run)
+    """The chart of a host's series with checkpoints shaded, and the series it drew (``t_s``,
+    its panels); None with fewer than two seconds recorded."""
+    series = host_series(run, host)
     if series is None:
         return None
     t_s = [float(t) for t in series.get("t_s") or [] if isinstance(t, int | float)]
@@ -206,14 +208,22 @@ def _mean(values: list[float | None]) -> float | None:
     return round(sum(present) / len(present), 2) if present else None
 
 
-def os_chart(run: dict[str, Any]) -> dict[str, Any] | None:
+#: How the chart and its description name each host.
+HOST_WORDS = {
+    "server": ("The server's", "The server's host"),
+    "client": ("pgbench's", "pgbench's host"),
+}
+
+
+def os_chart(run: dict[str, Any], host: str = "server") -> dict[str, Any] | None:
     """The run page's chart of the machine: its SVG, description, data rows and their
     columns; None when the run records no such series. The table has at most
     ``TABLE_ROWS`` rows (each the mean of as many whole seconds as needed), so that a long
     trial does not weigh down its page; the run file's download holds every second."""
     spans = checkpoints.spans_of(run)
     shaded = " (checkpoints shaded)" if spans else ""
-    drawn = os_svg(run, title=f"The server's CPU and disks every second{shaded}")
+    whose, name = HOST_WORDS[host]
+    drawn = os_svg(run, title=f"{whose} CPU and disks every second{shaded}", host=host)
     if drawn is None:
         return None
     svg, used = drawn
@@ -254,7 +264,7 @@ def os_chart(run: dict[str, Any]) -> dict[str, Any] | None:
     drawn_devices = ", ".join(str(d["name"]) for d in devices[:DEVICES_DRAWN])
     more = len(devices) - DEVICES_DRAWN
     description = (
-        f"The server's host {_every(series.get('interval_s'))} over "
+        f"{name} {_every(series.get('interval_s'))} over "
         f"{fmt.count(count, 'point')}: CPU time by kind in percent of all its CPUs"
         + (f"; below, writes per second and the average wait per I/O of {drawn_devices}"
            if drawn_devices else "")

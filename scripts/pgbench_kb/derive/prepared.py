@@ -218,7 +218,8 @@ def prepare_page(
         else None,
         # What the machine and the backends were doing (issue #36): the chart, the wait
         # profile, the flush line and the run's bottleneck sentence.
-        "why": bottleneck.run_view(run) | {"chart": os_chart.os_chart(run)},
+        "why": bottleneck.run_view(run)
+        | {"chart": os_chart.os_chart(run), "client_chart": os_chart.os_chart(run, "client")},
     }
     before_progress = _items(front)
     progress = progress_of(run)
