@@ -270,8 +270,8 @@ def os_chart(run: dict[str, Any], host: str = "server") -> dict[str, Any] | None
            if drawn_devices else "")
         + (f" ({fmt.count(more, 'more device')} in the data only)" if more > 0 else "")
         + (". Checkpoints are shaded as on the throughput chart." if spans else ".")
-        + (f" In the data, each row is the mean of {fmt.count(step, 'point')} up to its time."
-           if step > 1 else "")
+        + (f" In the data, each row is the mean of the {fmt.count(step * interval, 'second')} "
+           "up to its time." if step > 1 else "")
     )  # fmt: skip
     return {"svg": svg, "description": description, "rows": rows, "columns": columns,
             "keys": keys}  # fmt: skip
