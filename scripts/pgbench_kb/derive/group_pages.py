@@ -9,6 +9,7 @@ from typing import Any
 from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.latency_trust import reason_of
 from pgbench_kb.derive import (
+    bottleneck,
     knowledge,
     run_view,
 )
@@ -71,6 +72,8 @@ def place_knowledge(
     untrusted_by_group: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for entry in known.get("latency_trust") or []:
         untrusted_by_group[str(entry.get("group"))].append(entry)
+    #: Each configuration's evidence (its runs' waits and CPU added up), by group id.
+    evidence_of: dict[str, dict[str, Any] | None] = {}
     for group in groups:
         members = [by_id[r] for r in group.get("runs") or [] if r in by_id]
         if not members:
@@ -91,6 +94,7 @@ def place_knowledge(
         if untrusted:
             info["latency_note"] = reason_of(untrusted)
         group_words[info["id"]] = first["apart"] or first["machine"]
+        evidence_of[info["id"]] = bottleneck.combined(m.get("evidence") for m in members)
         for member in members:
             run_links[str(member["id"])]["group"] = info
             if len(members) > 1:
@@ -124,6 +128,8 @@ def place_knowledge(
         shown = comparison_shown(comparison, group_urls, group_words, page, samples)
         shown["latency"] = latency_of.get(str(comparison.get("id")), [])
         shown["latency_note"] = (comparison.get("latency_untrusted") or {}).get("reason")
+        if waits := bottleneck.comparison_waits(comparison, evidence_of):
+            shown["waits"] = waits
         families[family].append(shown)
         for side_name in ("a", "b"):
             for run_id in shown[side_name]["runs"]:
@@ -140,7 +146,8 @@ def place_knowledge(
             run_links[str(item["run"])]["stability"] = texts
     for group, members, info in group_rows:
         first_facets = (facets or {}).get(str(members[0]["id"]))
-        write_group(site, group, members, info, run_links, first_facets)
+        write_group(site, group, members, info, run_links, first_facets,
+                    bottleneck.sentence(evidence_of.get(info["id"])))  # fmt: skip
     write_comparison_pages(site, families, known)
     curves = write_curves(site, known, group_urls)
     urls = {c["id"]: c["url"] for family in families.values() for c in family}
@@ -160,7 +167,10 @@ def write_group(
     info: dict[str, Any],
     run_links: dict[str, dict[str, Any]],
     facets: dict[str, str] | None = None,
+    sentence: str | None = None,
 ) -> None:
+    """A configuration's page; ``sentence``: its bottleneck sentence (``bottleneck``), when
+    its runs recorded what the machine and the backends were doing."""
     first = members[0]
     comparisons = []
     seen = set()
@@ -203,6 +213,7 @@ def write_group(
                 # this one, with the same search filters as its runs.
                 "not_searched": len(members) < 2,
                 "facets": facets or {},
-            },
+            }
+            | ({"bottleneck": sentence} if sentence else {}),
         },
     )

@@ -91,6 +91,40 @@ def spec_rows(front: dict[str, Any]) -> list[dict[str, str]]:
     return [{"label": label, "value": str(value)} for label, value in rows if value]
 
 
+def flush_lines(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Machine → what its runs' storage fingerprints (``storage.flush``, in each run's
+    ``evidence``) measured of its WAL flush: one line per device and sync method, over the
+    bench sessions that measured it. Machines whose runs recorded none are left out: their
+    pages say nothing of a flush rather than something not measured."""
+    sessions: dict[str, dict[tuple, dict[str, float]]] = {}
+    for row in rows:
+        flush = (row.get("evidence") or {}).get("flush")
+        if not flush or not row.get("machine"):
+            continue
+        key = (flush.get("device"), flush.get("tool"), flush.get("method"), flush.get("how"))
+        measured = sessions.setdefault(str(row["machine"]), {}).setdefault(key, {})
+        # One fingerprint per bench session, copied into each of its runs: counted once.
+        measured[str(flush.get("measured_at") or row.get("recorded_at"))] = flush["ms"]
+    found = {}
+    for machine, kinds in sorted(sessions.items()):
+        lines = []
+        for (device, tool, method, how), by_day in sorted(kinds.items(), key=str):
+            values = sorted(by_day.values())
+            low, high = fmt.ms(values[0]), fmt.ms(values[-1])
+            figure = low if low == high else f"{fmt.figure(values[0])} to {high}"
+            what = ", ".join(str(p) for p in (tool, method) if p) if how == "sync_method" \
+                else "an 8 kB write and fdatasync"  # fmt: skip
+            days = sorted(by_day)
+            when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+            where = device or "the WAL directory's device"
+            lines.append(
+                f"WAL flush {figure} ({what}) on {where}: "
+                f"{fmt.count(len(values), 'bench session')}, {when}"
+            )
+        found[machine] = lines
+    return found
+
+
 def specs(root: Path) -> dict[str, list[dict[str, str]]]:
     """Slug → spec rows, for every note in ``content/hardware``."""
     found = {}

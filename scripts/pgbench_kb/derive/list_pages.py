@@ -33,6 +33,8 @@ def write_machines(
     machines: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"runs": [], "comparisons": [], "noise": []}
     )
+    for machine, lines in hardware.flush_lines(rows).items():
+        machines[machine]["flush"] = lines
     for machine, words in machine_noise.machine_noise(known).items():
         machines[machine]["noise"] = words
     for row in rows:

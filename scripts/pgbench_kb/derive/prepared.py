@@ -24,7 +24,7 @@ from typing import Any
 
 from pgbench_kb import jsontext
 from pgbench_kb import numbers as fmt
-from pgbench_kb.derive import charts, checkpoints, run_view
+from pgbench_kb.derive import bottleneck, charts, checkpoints, os_chart, run_view
 from pgbench_kb.derive.setup_text import title_features
 from pgbench_kb.errors import KbError, RunFileError
 from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
@@ -218,6 +218,10 @@ def prepare_page(
         "source": run_view._get(run, "provenance.source")
         if row["origin"] == "transcribed"
         else None,
+        # What the machine and the backends were doing (issue #36): the chart, the wait
+        # profile, the flush line and the run's bottleneck sentence.
+        "why": bottleneck.run_view(run)
+        | {"chart": os_chart.os_chart(run), "client_chart": os_chart.os_chart(run, "client")},
     }
     before_progress = _items(front)
     progress = progress_of(run)

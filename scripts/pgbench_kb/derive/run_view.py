@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import numbers as fmt
-from pgbench_kb.derive import labels
+from pgbench_kb.derive import bottleneck, labels
 from pgbench_kb.derive.setup_text import (
     LEVEL_NAMES,
     WAL_PLACEMENT,
@@ -95,6 +95,8 @@ FACTS_SHOWN_ELSEWHERE = {
     "results.progress",
     "results.statements",
     "results.samples",
+    "results.os_series",
+    "results.wait_events",
     "postgres.settings",
     "raw",
 }
@@ -432,6 +434,9 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "smoke": tryout.is_smoke(run),
         "label": tryout.label(run),
     }
+    evidence = bottleneck.run_summary(run)
+    if evidence is not None:  # only then: the rows of older runs stay as they were
+        row["evidence"] = evidence
     row["tps_shown"] = fmt.figure(row["tps"]) if row["tps"] is not None else None
     row["latency_shown"] = fmt.figure(row["latency_avg_ms"])
     row["clients_shown"] = fmt.count(row["clients"], "client")
