@@ -568,6 +568,8 @@ bench_trial() {
 
   local -a cmd=("$KB_PG_BINDIR/pgbench" "${pgbench_args[@]}" "$(kb_db "$KB_BENCH_DB")")
   printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
+  kb_progress_ready
+  kb_sampler_ready
   printf 'started_at\t%s\n' "$(kb_utc_iso)" >>"$trial_dir/trial.tsv"
   kb_quiet_snapshot "$trial_dir/quiet-before.tsv"
   local log_from

@@ -170,6 +170,19 @@ kb_sampler_start() {
   KB_SAMPLER_PID=$!
 }
 
+# kb_sampler_ready — wait (at most 5 s) until the wait sampler's psql is connected (its first
+# line is written), so that its start-up does not overlap pgbench's measured run.
+kb_sampler_ready() {
+  [[ -n "$KB_SAMPLER_PID" && -n "$KB_SAMPLER_DIR" ]] || return 0
+  grep -q '^wait_sampler.on$' "$KB_SAMPLER_DIR/trial.tsv" 2>/dev/null || return 0
+  local waited
+  for ((waited = 0; waited < 100; waited++)); do
+    [[ ! -s "$KB_SAMPLER_DIR/waits.raw" && ! -s "$KB_SAMPLER_DIR/waits.err" ]] || break
+    kill -0 "$KB_SAMPLER_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+}
+
 # kb_sampler_stop — end the samplers (SIGTERM; SIGKILL after 5 s) and record their CPU.
 kb_sampler_stop() {
   [[ -n "$KB_SAMPLER_PID" ]] || return 0

@@ -13,6 +13,7 @@ The raw files stay in the trial folder; only these compact summaries reach the r
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -120,12 +121,14 @@ def os_series(trial: Path, info: dict[str, str]) -> list[dict[str, Any]] | None:
     last = round(end - start)
     samples = _samples(text)
     t_s: list[int] = []
-    cpu: dict[str, list[float | None]] = {k: [] for k in ("user", "system", "iowait", "steal", "idle")}
+    cpu: dict[str, list[float | None]] = {
+        k: [] for k in ("user", "system", "iowait", "steal", "idle")
+    }
     names = [n for n in (info.get("sampler_devices") or "").split() if n]
     disks: dict[str, dict[str, list[float | None]]] = {
         n: {k: [] for k in ("reads", "writes", "read_kb", "write_kb", "await_ms")} for n in names
     }
-    for (t0, cpu0, disk0), (t1, cpu1, disk1) in zip(samples, samples[1:]):
+    for (t0, cpu0, disk0), (t1, cpu1, disk1) in itertools.pairwise(samples):
         seconds = t1 - t0
         label = round(t1 - start)
         if seconds < MIN_INTERVAL_S or not 1 <= label <= last or (t_s and label <= t_s[-1]):

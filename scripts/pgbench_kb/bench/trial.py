@@ -356,7 +356,9 @@ def build_from_trial(
     series = samplers.os_series(trial, info)
     if series is not None:
         run["results"]["os_series"] = series
-    version_num = facts.int_or_none(facts.read_regular(trial / "facts" / "postgres" / "version_num.txt"))
+    version_num = facts.int_or_none(
+        facts.read_regular(trial / "facts" / "postgres" / "version_num.txt")
+    )
     waits = samplers.wait_events(trial, info, version_num)
     if waits is not None:
         run["results"]["wait_events"] = waits
