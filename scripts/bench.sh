@@ -35,6 +35,9 @@
 #          server builds (profile key servers) interleaved; see docs/harness.md.
 # Records: per trial, what else used the machine while pgbench ran (/proc snapshots, read by
 #          kb import into machine_load, with the disturbed verdict).
+#          And while pgbench runs, each second the CPU and disk figures of /proc, and about 20
+#          times a second what pgbench's backends wait on (one extra connection): results.os_series
+#          and results.wait_events. SAMPLERS=off records neither (scripts/lib/sampler.sh).
 # Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
 #          SIGINT/SIGTERM (further signals during cleanup are ignored). In every case the server
 #          is stopped, the temporary folder removed, the finished trials kept, and no file is
@@ -103,6 +106,13 @@ bench_cleanup() {
   set +e
   bench_own_output
   [[ -z "$BENCH_SIGNAL" ]] || status=$((128 + BENCH_SIGNAL))
+  # Every helper is asked to stop before any is waited for: after a trap interrupted bash's own
+  # wait for pgbench, a later wait can block until some child ends, and a sampler not yet asked
+  # to stop never would.
+  local child
+  for child in "$KB_SAMPLER_PID" "$KB_PROGRESS_PID" "$BENCH_CHILD"; do
+    [[ -z "$child" ]] || kill -TERM "$child" 2>/dev/null || true
+  done
   kb_progress_stop
   bench_stop_child
   kb_sampler_stop

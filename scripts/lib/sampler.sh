@@ -77,7 +77,9 @@ kb_sampler_loop() {
   local LC_ALL=C stop=0 q="" out idle psql_pid="" bench="$$"
   trap '' INT HUP PIPE
   trap 'stop=1' TERM
-  exec </dev/null 8>&- 9>&-
+  # Nothing of the bench's output is held open: whoever reads it must see its end when the
+  # bench ends, not when the sampler does.
+  exec </dev/null >/dev/null 2>&1 8>&- 9>&-
   exec {out}>"$dir/os.raw"
   # Sleep without a process per tick: wait for input that never comes (read -t) on a pipe of
   # our own, opened read-write so that it never reaches end-of-file.
