@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
 # sampler.sh — what the machine and the server's backends were doing during a trial: one small
-# bash process per trial (no fork per sample) that, from just before pgbench starts until it
-# ends,
+# bash process per trial (no process started per sample) that, from just before pgbench starts
+# until it ends,
 #   - each second copies the aggregate cpu line of /proc/stat and the /proc/diskstats lines of
 #     the chosen whole devices into os.raw, and
-#   - 20 times a second sends one short query to a single long-lived psql on its own connection,
-#     which appends one line per instant to waits.raw: the wait event type/name of every
-#     pgbench backend of the bench database (application_name 'pgbench'; the sampler's own
-#     backend is excluded by pid and by its application_name, pgbench-kb-sampler).
+#   - keeps one psql on a connection of its own, which repeats a prepared query about 20 times
+#     a second (\watch 0.05) and appends one line per instant to waits.raw: the wait event
+#     type/name of every pgbench backend of the bench database (application_name 'pgbench';
+#     the sampler's own backend is excluded by pid and by its name, pgbench-kb-sampler).
 # Nothing is interpreted here (pgbench_kb/bench/samplers.py does that at import). SAMPLERS=off
-# turns both off (tests/perf/bench_samplers.py compares trials with and without them).
+# turns both off (tests/perf/bench_samplers.py measures what they cost).
 #
 # Contract: source it (after common.sh); functions only, prefix kb_sampler_.
 # Writes:   DIR/os.raw ("t<TAB>EPOCHREALTIME", "cpu<TAB>line", "disk<TAB>name fields…" per
 #           second), DIR/waits.raw (psql -A -t lines: "backend<TAB>PID" first, then
 #           "w<TAB>epoch<TAB>backends<TAB>type/event,…" per instant), DIR/waits.err, and
 #           key<TAB>value lines in DIR/trial.tsv: samplers (on|off), sampler_devices,
-#           wait_sampler (on|unavailable-version), sampler_cpu_ticks (user+system clock ticks of the sampler,
-#           its psql and its backend, space-separated, read from /proc at the end), clk_tck.
+#           wait_sampler (on, unavailable-version or unavailable-psql).
 
 KB_SAMPLER_PID=""
 KB_SAMPLER_DIR=""
@@ -54,20 +53,22 @@ kb_sampler_devices() {
   done
 }
 
-# kb_sampler_cpu_ticks VAR PID — utime + stime of PID in clock ticks into VAR (0 when it is
-# gone); a variable, not output: in a command substitution $BASHPID would be another process.
-kb_sampler_cpu_ticks() {
-  local stat="" rest
-  local -a fields=()
-  if { read -r stat <"/proc/$2/stat"; } 2>/dev/null; then
-    rest="${stat##*) }"
-    read -r -a fields <<<"$rest"
-  fi
-  printf -v "$1" '%s' $((${fields[11]:-0} + ${fields[12]:-0}))
+# kb_sampler_os_sample FD — one sample into FD: the time, /proc/stat's cpu line, the diskstats
+# lines of the devices in kb_sampler_loop's WANT (read builtins only).
+kb_sampler_os_sample() {
+  local line name
+  {
+    printf 't\t%s\n' "$EPOCHREALTIME"
+    read -r line </proc/stat && printf 'cpu\t%s\n' "$line"
+    while read -r _ _ name line; do
+      [[ -z "${want[$name]:-}" ]] || printf 'disk\t%s %s\n' "$name" "$line"
+    done </proc/diskstats
+  } >&"$1"
 }
 
-# kb_sampler_loop DIR PSQL DB DEVICE… — the sampler process itself (run in the background by
-# kb_sampler_start). PSQL empty: no wait sampling. Ends on SIGTERM, or when the bench is gone.
+# kb_sampler_loop DIR PSQL DB COUNT DEVICE… — the sampler process itself (in the background, by
+# kb_sampler_start). PSQL empty: no wait sampling; COUNT: instants psql 16+ stops after by itself.
+# Ends on SIGTERM, or within a second once the bench is gone.
 kb_sampler_loop() {
   local dir="$1" psql="$2" db="$3" count="$4"
   shift 4
@@ -96,18 +97,12 @@ kb_sampler_loop() {
       "SELECT 'backend', pg_backend_pid();" "$KB_SAMPLER_PREPARE" "EXECUTE kb_waits $watch" \
       >&"$q" || q=""
   fi
-  local now next wait_us secs line
+  local now next wait_us secs
   now="${EPOCHREALTIME//[.,]/}"
   next="$now"
   while ((!stop)); do
     kill -0 "$bench" 2>/dev/null || break
-    {
-      printf 't\t%s\n' "$EPOCHREALTIME"
-      read -r line </proc/stat && printf 'cpu\t%s\n' "$line"
-      while read -r _ _ name line; do
-        [[ -z "${want[$name]:-}" ]] || printf 'disk\t%s %s\n' "$name" "$line"
-      done </proc/diskstats
-    } >&"$out"
+    kb_sampler_os_sample "$out"
     next=$((next + 1000000))
     now="${EPOCHREALTIME//[.,]/}"
     # Far behind (the machine was stalled): start again from now rather than catch up.
@@ -119,27 +114,13 @@ kb_sampler_loop() {
     fi
   done
   # The last second's sample, so that the series reaches pgbench's end.
-  {
-    printf 't\t%s\n' "$EPOCHREALTIME"
-    read -r line </proc/stat && printf 'cpu\t%s\n' "$line"
-    while read -r _ _ name line; do
-      [[ -z "${want[$name]:-}" ]] || printf 'disk\t%s %s\n' "$name" "$line"
-    done </proc/diskstats
-  } >&"$out"
-  local own psql_ticks=0 backend_ticks=0 backend=""
-  kb_sampler_cpu_ticks own "$BASHPID"
+  kb_sampler_os_sample "$out"
   if [[ -n "$psql_pid" ]]; then
-    # The backend's pid is the first line psql wrote (psql flushes after each result).
-    { read -r _ backend <"$dir/waits.raw"; } 2>/dev/null || backend=""
-    kb_sampler_cpu_ticks psql_ticks "$psql_pid"
-    [[ ! "$backend" =~ ^[0-9]+$ ]] || kb_sampler_cpu_ticks backend_ticks "$backend"
     # Ctrl-C ends \watch; the end of its input then ends psql.
     [[ -z "$q" ]] || exec {q}>&-
     kill -INT "$psql_pid" 2>/dev/null || true
     wait "$psql_pid" 2>/dev/null || true
   fi
-  printf 'sampler_cpu_ticks\t%s %s %s\n' "$own" "$psql_ticks" "$backend_ticks" \
-    >"$dir/sampler-cpu.tsv"
 }
 
 # kb_sampler_start DIR BINDIR DB VERSION_NUM FACTS_DIR SECONDS — start the samplers of a trial
@@ -166,8 +147,8 @@ kb_sampler_start() {
   elif ((major >= 16)) && [[ "$seconds" =~ ^[0-9]+$ ]]; then
     count=$((seconds * 20 + 600))
   fi
-  printf 'samplers\ton\nsampler_devices\t%s\nwait_sampler\t%s\nclk_tck\t%s\n' \
-    "${devices[*]}" "$waits" "$(getconf CLK_TCK 2>/dev/null || echo 100)" >>"$dir/trial.tsv"
+  printf 'samplers\ton\nsampler_devices\t%s\nwait_sampler\t%s\n' "${devices[*]}" "$waits" \
+    >>"$dir/trial.tsv"
   kb_sampler_loop "$dir" "$psql" "$db" "$count" "${devices[@]}" &
   KB_SAMPLER_PID=$!
 }
@@ -185,7 +166,7 @@ kb_sampler_ready() {
   done
 }
 
-# kb_sampler_stop — end the samplers (SIGTERM; SIGKILL after 5 s) and record their CPU.
+# kb_sampler_stop — end the samplers (SIGTERM; SIGKILL after 5 s).
 kb_sampler_stop() {
   [[ -n "$KB_SAMPLER_PID" ]] || return 0
   kill -TERM "$KB_SAMPLER_PID" 2>/dev/null || true
@@ -197,10 +178,6 @@ kb_sampler_stop() {
   kill -KILL "$KB_SAMPLER_PID" 2>/dev/null || true
   wait "$KB_SAMPLER_PID" 2>/dev/null || true
   KB_SAMPLER_PID=""
-  if [[ -n "$KB_SAMPLER_DIR" && -f "$KB_SAMPLER_DIR/sampler-cpu.tsv" ]]; then
-    cat "$KB_SAMPLER_DIR/sampler-cpu.tsv" >>"$KB_SAMPLER_DIR/trial.tsv"
-    rm -f "$KB_SAMPLER_DIR/sampler-cpu.tsv"
-  fi
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then

@@ -14,7 +14,6 @@ The raw files stay in the trial folder; only these compact summaries reach the r
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -220,14 +219,3 @@ def wait_events(
         "events": [{"type": t, "event": e, "count": n} for (t, e), n in ordered],
         "unavailable": None,
     }
-
-
-def sampler_cpu_s(info: dict[str, str]) -> dict[str, float] | None:
-    """The samplers' own CPU seconds (the bash sampler, its psql, its backend), from the ticks
-    the sampler read in /proc as it stopped; for tests/perf/bench_samplers.py."""
-    ticks = (info.get("sampler_cpu_ticks") or "").split()
-    hz = facts.int_or_none(info.get("clk_tck")) or 100
-    if len(ticks) != 3 or not all(re.fullmatch(r"[0-9]{1,12}", t) for t in ticks):
-        return None
-    own, psql, backend = (int(t) / hz for t in ticks)
-    return {"sampler": own, "psql": psql, "backend": backend}
