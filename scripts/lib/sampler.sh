@@ -82,9 +82,10 @@ kb_sampler_loop() {
   # bench ends, not when the sampler does.
   exec </dev/null >/dev/null 2>&1 8>&- 9>&-
   exec {out}>"$dir/os.raw"
-  # Sleep without a process per tick: wait for input that never comes (read -t) on a pipe of
-  # our own, opened read-write so that it never reaches end-of-file.
-  exec {idle}<> <(:)
+  # Sleep without a process per tick: wait (read -t) for a line on DIR/sampler.fifo, opened
+  # read-write so that it never reaches end-of-file; kb_sampler_stop writes "stop" there, which
+  # ends the wait at once (a trapped signal would wait for read's timeout).
+  exec {idle}<>"$dir/sampler.fifo"
   if [[ -n "$psql" ]]; then
     # psql repeats the prepared query itself (\watch, fractional since 9.6), so this loop
     # wakes once a second only; psql 16 and later also stop by themselves after COUNT.
@@ -97,7 +98,7 @@ kb_sampler_loop() {
       "SELECT 'backend', pg_backend_pid();" "$KB_SAMPLER_PREPARE" "EXECUTE kb_waits $watch" \
       >&"$q" || q=""
   fi
-  local now next wait_us secs
+  local now next wait_us secs line
   now="${EPOCHREALTIME//[.,]/}"
   next="$now"
   while ((!stop)); do
@@ -110,7 +111,9 @@ kb_sampler_loop() {
     wait_us=$((next - now))
     if ((wait_us > 0)); then
       printf -v secs '%d.%06d' $((wait_us / 1000000)) $((wait_us % 1000000))
-      read -r -t "$secs" -u "$idle" _ || true
+      if read -r -t "$secs" -u "$idle" line && [[ "$line" == stop ]]; then
+        stop=1
+      fi
     fi
   done
   # The last second's sample, so that the series reaches pgbench's end.
@@ -149,6 +152,8 @@ kb_sampler_start() {
   fi
   printf 'samplers\ton\nsampler_devices\t%s\nwait_sampler\t%s\n' "${devices[*]}" "$waits" \
     >>"$dir/trial.tsv"
+  rm -f "$dir/sampler.fifo"
+  mkfifo -m 600 "$dir/sampler.fifo"
   kb_sampler_loop "$dir" "$psql" "$db" "$count" "${devices[@]}" &
   KB_SAMPLER_PID=$!
 }
@@ -169,6 +174,9 @@ kb_sampler_ready() {
 # kb_sampler_stop — end the samplers (SIGTERM; SIGKILL after 5 s).
 kb_sampler_stop() {
   [[ -n "$KB_SAMPLER_PID" ]] || return 0
+  # Read-write: never blocks, even when the sampler is gone.
+  [[ ! -p "$KB_SAMPLER_DIR/sampler.fifo" ]] \
+    || { printf 'stop\n' 1<>"$KB_SAMPLER_DIR/sampler.fifo"; } 2>/dev/null || true
   kill -TERM "$KB_SAMPLER_PID" 2>/dev/null || true
   local waited
   for ((waited = 0; waited < 50; waited++)); do
@@ -178,6 +186,7 @@ kb_sampler_stop() {
   kill -KILL "$KB_SAMPLER_PID" 2>/dev/null || true
   wait "$KB_SAMPLER_PID" 2>/dev/null || true
   KB_SAMPLER_PID=""
+  rm -f "$KB_SAMPLER_DIR/sampler.fifo"
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
