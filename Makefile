@@ -39,6 +39,7 @@ help: ## list the targets
 	@echo "    META=FILE     make bench: facts the machine cannot detect (YAML, as kb import --meta)"
 	@echo "    SET=\"k=v …\"   make bench: fields of every run file, e.g. SET=\"storage.data.array.level=raid10\""
 	@echo "    WAL_DIR=DIR   make bench: keep the WAL in DIR (initdb --waldir), on the device to measure"
+	@echo "    SAMPLERS=off  make bench: no per-second OS series, no wait-event samples (docs/harness.md)"
 	@echo "    CONTRIBUTOR=N make bench: who the runs are credited to (default: git config user.name)"
 	@echo "    BASE=BRANCH   make check: show your changes since BRANCH first (default: origin/main, else main)"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"

@@ -35,6 +35,9 @@
 #          server builds (profile key servers) interleaved; see docs/harness.md.
 # Records: per trial, what else used the machine while pgbench ran (/proc snapshots, read by
 #          kb import into machine_load, with the disturbed verdict).
+#          And while pgbench runs, each second the CPU and disk figures of /proc, and about 20
+#          times a second what pgbench's backends wait on (one extra connection): results.os_series
+#          and results.wait_events. SAMPLERS=off records neither (scripts/lib/sampler.sh).
 # Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
 #          SIGINT/SIGTERM (further signals during cleanup are ignored). In every case the server
 #          is stopped, the temporary folder removed, the finished trials kept, and no file is
@@ -57,6 +60,8 @@ source "$KB_HERE/lib/progress.sh"
 source "$KB_HERE/lib/runtime.sh"
 # shellcheck source=scripts/lib/quiet.sh
 source "$KB_HERE/lib/quiet.sh"
+# shellcheck source=scripts/lib/sampler.sh
+source "$KB_HERE/lib/sampler.sh"
 
 KB_WORK=""
 KB_WAL_WORK=""
@@ -101,8 +106,16 @@ bench_cleanup() {
   set +e
   bench_own_output
   [[ -z "$BENCH_SIGNAL" ]] || status=$((128 + BENCH_SIGNAL))
+  # Every helper is asked to stop before any is waited for: after a trap interrupted bash's own
+  # wait for pgbench, a later wait can block until some child ends, and a sampler not yet asked
+  # to stop never would.
+  local child
+  for child in "$KB_SAMPLER_PID" "$KB_PROGRESS_PID" "$BENCH_CHILD"; do
+    [[ -z "$child" ]] || kill -TERM "$child" 2>/dev/null || true
+  done
   kb_progress_stop
   bench_stop_child
+  kb_sampler_stop
   if [[ "${KB_TARGET:-}" == existing ]]; then
     kb_target_release
   else
@@ -556,11 +569,17 @@ bench_trial() {
   # runs (it waits for pgbench's output file to appear).
   kb_progress_start "$trial_dir/pgbench.out" "$index" "$total" "$seconds" \
     "$workload, scale $scale, $settings_name, repeat $repeat/$repeats"
+  # The samplers too (their psql's connection is made before pgbench's); what they record before
+  # pgbench starts and after it ends is left out when the run file is written.
+  kb_sampler_start "$trial_dir" "$KB_PG_BINDIR" "$(kb_db "$KB_BENCH_DB")" \
+    "$BENCH_SERVER_VERSION" "$KB_WORK/facts/host" "$seconds"
   bench_checkpoint "$trial_dir"
   kb_facts_stats "$trial_dir/stats-before.tsv" "$KB_BENCH_DB" "$BENCH_SERVER_VERSION"
 
   local -a cmd=("$KB_PG_BINDIR/pgbench" "${pgbench_args[@]}" "$(kb_db "$KB_BENCH_DB")")
   printf '%s\n' "${cmd[@]}" >"$trial_dir/command.argv"
+  kb_progress_ready
+  kb_sampler_ready
   printf 'started_at\t%s\n' "$(kb_utc_iso)" >>"$trial_dir/trial.tsv"
   kb_quiet_snapshot "$trial_dir/quiet-before.tsv"
   local log_from
@@ -568,6 +587,8 @@ bench_trial() {
   printf 'pgbench_started_ms\t%s\n' "$(date +%s%3N)" >>"$trial_dir/trial.tsv"
   local status=0
   bench_run_bg "$trial_dir/pgbench.out" "$trial_dir" "${cmd[@]}" || status=$?
+  printf 'pgbench_ended_ms\t%s\n' "$(date +%s%3N)" >>"$trial_dir/trial.tsv"
+  kb_sampler_stop
   kb_quiet_snapshot "$trial_dir/quiet-after.tsv"
   bench_keep_server_log "$log_from" "$trial_dir/server-log.txt"
   kb_progress_stop
@@ -636,8 +657,9 @@ bench_max_clients() {
 # server accepts (values, units, enum choices: `postgres -C`), and has room for the trial's
 # clients (max_connections). Names were checked by `kb plan` already.
 bench_check_settings() {
-  local name most settings max why
+  local name most settings max why own=1 more="one more"
   local -a values
+  ! kb_sampler_enabled || own=2 more="two more (its own and the wait sampler's)"
   while IFS=$'\t' read -r name most settings; do
     values=()
     [[ -z "$settings" ]] || IFS=$'\x1f' read -r -a values <<<"$settings"
@@ -646,9 +668,9 @@ bench_check_settings() {
       kb_die "profile '$BENCH_PROFILE': settings '$name' are refused by this server: ${why}" \
         "(nothing was measured; correct the value in the profile)"
     fi
-    if [[ "$max" =~ ^[0-9]+$ ]] && ((most + 1 > max)); then
+    if [[ "$max" =~ ^[0-9]+$ ]] && ((most + own > max)); then
       kb_die "profile '$BENCH_PROFILE': $most clients with settings '$name', but the server" \
-        "accepts $max connections (max_connections) and the bench needs one more: lower" \
+        "accepts $max connections (max_connections) and the bench needs $more: lower" \
         "clients, or raise max_connections in the profile's settings (nothing was measured)"
     fi
   done < <(bench_max_clients "$@")
@@ -667,10 +689,12 @@ bench_check_connections() {
         ELSE current_setting('superuser_reserved_connections')::int
              + coalesce(current_setting('reserved_connections', true), '0')::int END")" \
     || return 0
-  if [[ "$free" =~ ^-?[0-9]+$ ]] && ((most + 1 > free)); then
+  local own=1 more="one more"
+  ! kb_sampler_enabled || own=2 more="two more (its own and the wait sampler's)"
+  if [[ "$free" =~ ^-?[0-9]+$ ]] && ((most + own > free)); then
     kb_die "profile '$BENCH_PROFILE' runs $most clients, but $(kb_target_describe) has room" \
       "for $free more connections (max_connections, the sessions there now, reserved slots)" \
-      "and the bench needs one more; nothing was changed. Lower clients, or ask for a larger" \
+      "and the bench needs $more; nothing was changed. Lower clients, or ask for a larger" \
       "max_connections"
   fi
 }

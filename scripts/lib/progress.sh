@@ -8,6 +8,7 @@
 # stderr:   on a terminal one line redrawn in place; otherwise a line every few seconds.
 
 KB_PROGRESS_PID=""
+KB_PROGRESS_READY=""
 KB_TRIAL_SECONDS=()
 
 # kb_progress_init PLAN_LINE… — remember each trial's planned seconds for the estimate.
@@ -27,6 +28,7 @@ kb_progress_note() {
 }
 
 # kb_progress_start OUTPUT INDEX TOTAL SECONDS LABEL — follow a trial's output in the background.
+# The watcher creates OUTPUT.ready once it has started (kb_progress_ready waits for it).
 kb_progress_start() {
   local output="$1" index="$2" total="$3" seconds="$4" label="$5"
   local later=0 i
@@ -34,11 +36,26 @@ kb_progress_start() {
     later=$((later + KB_TRIAL_SECONDS[i]))
   done
   [[ -t 2 ]] || kb_log "trial $index/$total: $label"
+  KB_PROGRESS_READY="$output.ready"
+  rm -f "$KB_PROGRESS_READY"
   "$KB_BIN/python" -m pgbench_kb.bench.ui progress --output "$output" --trial "$index" \
     --of "$total" --seconds "$seconds" --later-seconds "$later" \
     --bench-started "$BENCH_STARTED_EPOCH" --done-seconds "$BENCH_DONE_SECONDS" \
-    --label "$label" --parent "$$" 8>&- 9>&- &
+    --label "$label" --parent "$$" --ready "$KB_PROGRESS_READY" 8>&- 9>&- &
   KB_PROGRESS_PID=$!
+}
+
+# kb_progress_ready — wait (at most 10 s) until the watcher has started: its start-up (Python
+# and its imports) must not overlap pgbench's measured run.
+kb_progress_ready() {
+  [[ -n "$KB_PROGRESS_PID" && -n "${KB_PROGRESS_READY:-}" ]] || return 0
+  local waited
+  for ((waited = 0; waited < 200; waited++)); do
+    [[ ! -e "$KB_PROGRESS_READY" ]] || break
+    kill -0 "$KB_PROGRESS_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  rm -f "$KB_PROGRESS_READY"
 }
 
 # kb_progress_stop — end the watcher (it clears its line).

@@ -240,7 +240,8 @@ def test_more_clients_than_the_server_accepts_stops_before_it_starts(bench: Benc
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert errors == [
         f"error: profile '{profile}': 120 clients with settings 'defaults', but the server "
-        "accepts 100 connections (max_connections) and the bench needs one more: lower clients, "
+        "accepts 100 connections (max_connections) and the bench needs two more (its own and the "
+        "wait sampler's): lower clients, "
         "or raise max_connections in the profile's settings (nothing was measured)"
     ], done.stderr
     assert "starting the server" not in done.stderr

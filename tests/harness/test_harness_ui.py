@@ -90,3 +90,27 @@ def test_make_serve_on_a_busy_port_says_so():
         f"error: cannot serve on 127.0.0.1:{port}: Address already in use (another program "
         f"uses that port?): pick another, e.g. make serve PORT={port + 1}\n"
     ), done.stderr
+
+
+def test_the_progress_watcher_starts_light_and_says_when_it_has(tmp_path):
+    """Issue #36: the watcher's start-up (it imported the run-file builder and YAML) ran into
+    pgbench's measured run. It now imports neither, and creates --ready once started, which
+    bench.sh waits for before pgbench runs."""
+    python = REPO / ".venv" / "bin" / "python"
+    check = "import sys, pgbench_kb.bench.ui; print(sorted(m for m in sys.modules if m in %r))"
+    heavy = {"yaml", "jsonschema", "pgbench_kb.runs.build", "pgbench_kb.bench.quiet"}
+    done = subprocess.run(
+        [str(python), "-c", check % (heavy,)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    ready = tmp_path / "pgbench.out.ready"
+    subprocess.run(
+        [str(python), "-m", "pgbench_kb.bench.ui", "progress", "--output",
+         str(tmp_path / "pgbench.out"), "--trial", "1", "--of", "1", "--seconds", "1",
+         "--later-seconds", "0", "--bench-started", "0", "--done-seconds", "0",
+         "--parent", str(gone.pid), "--ready", str(ready)],
+        capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert ready.exists()

@@ -8,7 +8,8 @@ or MISSED against the target (0.97); exits 0 either way.
     .venv/bin/python tests/perf/bench_harness.py --flags [--rounds 10]
 
 The harness's runs carry everything it always adds (-P 1, -r, the sampled per-transaction log,
-a live progress watcher, the watchdog) and its own 2 s warm-up after the reset; the bare runs
+a live progress watcher, the watchdog, the OS and wait-event samplers unless SAMPLERS=off is
+set) and its own 2 s warm-up after the reset; the bare runs
 are plain `pgbench -b W -c 2 -j 2 -T S` against a server started by the same helpers
 (lib/server.sh) with the same settings, initialised at the same scale and warmed up once.
 select-only is the default because it is CPU-bound: any CPU the harness takes shows.

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import __version__
-from pgbench_kb.bench import facts, quiet, serverlog
+from pgbench_kb.bench import facts, quiet, samplers, serverlog
 from pgbench_kb.errors import RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.runs.build import (
@@ -353,6 +353,15 @@ def build_from_trial(
         run["machine_load"] = load
     run["results"] = results_from(parsed, log_result)
     run["results"]["checkpoints"] = checkpoints_of(trial, info)
+    series = samplers.os_series(trial, info)
+    if series is not None:
+        run["results"]["os_series"] = series
+    version_num = facts.int_or_none(
+        facts.read_regular(trial / "facts" / "postgres" / "version_num.txt")
+    )
+    waits = samplers.wait_events(trial, info, version_num)
+    if waits is not None:
+        run["results"]["wait_events"] = waits
     run["server_stats"] = facts.server_stats(trial) or run["server_stats"]
     log_blobs = [("transaction_log", p.read_bytes()) for p in logs]
     return run, text, log_blobs

@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pgbench_kb.bench import quiet
 from pgbench_kb.parse import progress_reports
 
 # The watcher runs beside every trial: it imports only what it needs, so that its start takes
@@ -121,6 +120,11 @@ def run_progress(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     tty = sys.stderr.isatty()
+    # Its start (Python, its imports: a few tenths of a CPU second on a busy machine) is over:
+    # bench.sh waits for this file before it starts pgbench, so that it takes nothing from it.
+    if args.ready:
+        with contextlib.suppress(OSError):
+            Path(args.ready).touch()
     # Started before the trial's checkpoint, so that its own start is over when pgbench's run
     # begins: the trial's clock starts when pgbench's output file appears.
     while not stop and _alive(args.parent) and not os.path.exists(args.output):
@@ -341,6 +345,10 @@ def run_result(args: argparse.Namespace) -> int:
         return 0
     stamp = time.strftime("%H:%M:%S", time.gmtime())
     sys.stderr.write(f"{stamp} [bench] {result_line(run, trial=args.trial, of=args.of)}\n")
+    # Here, not at the top: quiet imports the run-file builder and YAML, which the progress
+    # watcher (started beside every trial) does not need.
+    from pgbench_kb.bench import quiet
+
     load = quiet.describe(run.get("machine_load"))
     if load:
         sys.stderr.write(f"{stamp} [bench] trial {args.trial}/{args.of}: {load}\n")
@@ -393,6 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--done-seconds", type=int, default=0)
     p.add_argument("--label", default="")
     p.add_argument("--parent", type=int, default=None)
+    p.add_argument("--ready", default=None, help="a file to create once started (bench.sh waits)")
     p.set_defaults(handler=run_progress)
     s = sub.add_parser("summary", help="the summary table of run files")
     s.add_argument("--keep", type=Path, default=None, help="also write the summary to this file")

@@ -226,6 +226,8 @@ def results_skeleton() -> dict[str, Any]:
         "statements": [],
         "progress": None,
         "checkpoints": None,
+        "os_series": None,
+        "wait_events": None,
     }
 
 
