@@ -15,8 +15,8 @@
 #           stopped once it has timed the WAL's method with one 8 kB write), {data,wal}.probe.txt
 #           (one line per 8 kB write + fdatasync, its milliseconds), unavailable (the reason,
 #           when nothing could be measured), and per emulated level L: emulated-L.tsv (method,
-#           added_us, target_ms, strace) and emulated-L.pg_test_fsync.txt (pg_test_fsync under
-#           the same injection, in the WAL folder).
+#           added_us, target_ms, strace), emulated-L.pg_test_fsync.txt and emulated-L.probe.txt
+#           (pg_test_fsync and the 8 kB write probe under the same injection, in the WAL folder).
 
 KB_FLUSH_WRAPPER=""
 KB_FLUSH_TRACER_PID=""
@@ -114,7 +114,7 @@ kb_flush_unavailable() {
 # kb_flush_level LEVEL — make the server start with flush level LEVEL ('' or native: plainly;
 # native-traced: under strace with no delay; N: a target total flush of N ms). The first time a
 # session asks for a level, the delay is picked (target minus the native flush just measured)
-# and pg_test_fsync under the same injection measures what it reaches. Sets KB_FLUSH_WRAPPER.
+# and pg_test_fsync and the probe under the same injection measure what it reaches. Sets KB_FLUSH_WRAPPER.
 kb_flush_level() {
   local level="$1" dir="$KB_WORK/flush" added wrapper
   KB_FLUSH_WRAPPER=""
@@ -133,6 +133,8 @@ kb_flush_level() {
       "$added µs added to each fsync and fdatasync)"
     kb_flush_pg_test_fsync "$dir/emulated-$level.pg_test_fsync.txt" "$KB_WAL_PATH" \
       "$(sed -n 's/^wal_sync_method\t//p' "$dir/info.tsv")" "${tracer[@]}"
+    "${tracer[@]}" "$KB_BIN/python" -m pgbench_kb.bench.flush probe "$KB_WAL_PATH" \
+      >"$dir/emulated-$level.probe.txt" 2>/dev/null || true
     printf 'level\t%s\nmethod\tstrace-inject\nadded_us\t%s\nstrace\t%s\n' "$level" "$added" \
       "$(strace -V 2>/dev/null | head -n 1)" >"$dir/emulated-$level.tsv"
   fi
@@ -160,8 +162,11 @@ kb_flush_copy() {
     "$dir"/wal.pg_test_fsync.txt "$dir"/unavailable "$into/" 2>/dev/null || true
   if [[ -n "$level" && -s "$dir/emulated-$level.tsv" ]]; then
     cp "$dir/emulated-$level.tsv" "$into/emulated.tsv"
-    cp "$dir/emulated-$level.pg_test_fsync.txt" "$into/emulated.pg_test_fsync.txt" 2>/dev/null \
+    cp "$dir/emulated-$level.pg_test_fsync.txt" "$dir/emulated-$level.probe.txt" "$into/" \
+      2>/dev/null || true
+    mv "$into/emulated-$level.pg_test_fsync.txt" "$into/emulated.pg_test_fsync.txt" 2>/dev/null \
       || true
+    mv "$into/emulated-$level.probe.txt" "$into/emulated.probe.txt" 2>/dev/null || true
   fi
 }
 
@@ -188,7 +193,7 @@ kb_flush_reap_tracer() {
     kill -0 "$KB_FLUSH_TRACER_PID" 2>/dev/null || break
     sleep 0.1
   done
-  read -r comm <"/proc/$KB_FLUSH_TRACER_PID/comm" 2>/dev/null || comm=""
+  { read -r comm <"/proc/$KB_FLUSH_TRACER_PID/comm"; } 2>/dev/null || comm=""
   [[ "$comm" != strace ]] || kill -KILL "$KB_FLUSH_TRACER_PID" 2>/dev/null || true
   KB_FLUSH_TRACER_PID=""
 }

@@ -7,8 +7,9 @@ measured once per bench session (``flush/`` in each trial folder), read into the
 * ``write_flush_8k_ms``: the median of ``PROBE_OPS`` 8 kB writes (``pwrite``), each followed by
   ``fdatasync``, in a file in that folder (at most ``PROBE_SECONDS``).
 * ``emulated``: the server ran under ``strace --seccomp-bpf -f -e inject=fdatasync,fsync:
-  delay_exit=ADDED_US``; ``added_us`` = target − the WAL folder's native ``sync_method_ms``,
-  and ``measured_ms`` is pg_test_fsync's time for the method under that same injection.
+  delay_exit=ADDED_US``; ``added_us`` = target − the WAL folder's native flush (the probe's
+  median), and ``measured_ms`` / ``measured_write_flush_8k_ms`` are pg_test_fsync's time for
+  the method and the probe's median under that same injection.
 
 ``python -m pgbench_kb.bench.flush probe DIR`` prints one line per operation (milliseconds);
 ``python -m pgbench_kb.bench.flush added --folder FLUSH_DIR --target MS`` prints the delay in
@@ -126,6 +127,9 @@ def _emulated(folder: Path, method: str | None) -> dict[str, Any] | None:
         "measured_ms": sync_method_ms(
             read_regular(folder / "emulated.pg_test_fsync.txt"), method
         ),
+        "measured_write_flush_8k_ms": _probe_figures(
+            read_regular(folder / "emulated.probe.txt")
+        )[0],
         "tracer": info.get("strace") or None,
     }
 
@@ -161,14 +165,15 @@ def storage_flush(trial: Path) -> dict[str, Any] | None:
 
 
 def added_us(folder: Path, target_ms: float) -> int:
-    """The delay (µs) that brings the WAL folder's native flush (``sync_method_ms``, else the
-    probe's median) to ``target_ms``. Raises ValueError, with the reason, when the device is
+    """The delay (µs) that brings the WAL folder's native flush to ``target_ms``: the probe's
+    median (``write_flush_8k_ms``: a median of up to 200 flushes, where pg_test_fsync gives a
+    mean that one slow flush of a busy machine moves), else pg_test_fsync's figure. Raises ValueError, with the reason, when the device is
     already at or above the target, or nothing was measured."""
     info = read_tsv_pairs(folder / "info.tsv")
     method = info.get("wal_sync_method")
-    native = sync_method_ms(read_regular(folder / "wal.pg_test_fsync.txt"), method)
+    native, _ = _probe_figures(read_regular(folder / "wal.probe.txt"))
     if native is None:
-        native, _ = _probe_figures(read_regular(folder / "wal.probe.txt"))
+        native = sync_method_ms(read_regular(folder / "wal.pg_test_fsync.txt"), method)
     if native is None:
         raise ValueError("the native flush of the WAL folder could not be measured")
     if native >= target_ms:
