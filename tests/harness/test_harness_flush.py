@@ -6,15 +6,18 @@ bad flush_ms is refused at its line."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from benchkit import KB, Bench, processes_using
+from benchkit import KB, Bench, interrupt, postmaster_pid, processes_using, wait_gone
 
 
 def _load(path: Path) -> dict:
@@ -90,6 +93,38 @@ def test_an_emulated_flush_latency_reaches_its_target_and_leaves_no_tracer(bench
     assert run["results"]["tps"] < 110
     assert set(_strace_pids()) <= before, "strace was left running"
     assert not processes_using(bench.tmpdir)
+
+
+@pytest.mark.postgres
+def test_ctrl_c_twice_stops_the_traced_server_and_its_tracer(bench: Bench):
+    profile = bench.profile(
+        "description: One trial under an emulated 10 ms flush.\n"
+        "scales: [2]\nclients: [2]\nworkloads: [tpcb-like]\nduration_s: 20\n"
+        "log_sampling_rate: 0.05\nflush_ms: 10\n"
+    )
+    proc = bench.start(profile)
+    try:
+        work = bench.wait_for_trial(1, timeout=120)
+        server = postmaster_pid(work)
+        status = Path(f"/proc/{server}/status").read_text()
+        tracer = int(status.split("TracerPid:")[1].split()[0])
+        assert tracer > 0, "the server is not traced"
+        assert Path(f"/proc/{tracer}/comm").read_text().strip() == "strace"
+        interrupt(proc, "INT")
+        time.sleep(0.05)
+        with contextlib.suppress(ProcessLookupError):
+            interrupt(proc, "INT")
+        _, stderr = proc.communicate(timeout=90)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, stderr
+    assert "interrupted by SIGINT" in stderr
+    assert wait_gone(server), "the server is still running"
+    assert wait_gone(tracer), "strace is still running"
+    assert not work.exists()
+    assert not processes_using(work)
+    assert bench.run_files() == []
 
 
 def _path_without(program: str, folder: Path) -> str:
