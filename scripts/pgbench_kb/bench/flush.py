@@ -124,12 +124,10 @@ def _emulated(folder: Path, method: str | None) -> dict[str, Any] | None:
         "added_us": int(added) if added.isdigit() else None,
         "target_ms": target,
         "traced_only": level == "native-traced",
-        "measured_ms": sync_method_ms(
-            read_regular(folder / "emulated.pg_test_fsync.txt"), method
-        ),
-        "measured_write_flush_8k_ms": _probe_figures(
-            read_regular(folder / "emulated.probe.txt")
-        )[0],
+        "measured_ms": sync_method_ms(read_regular(folder / "emulated.pg_test_fsync.txt"), method),
+        "measured_write_flush_8k_ms": _probe_figures(read_regular(folder / "emulated.probe.txt"))[
+            0
+        ],
         "tracer": info.get("strace") or None,
     }
 
@@ -167,8 +165,9 @@ def storage_flush(trial: Path) -> dict[str, Any] | None:
 def added_us(folder: Path, target_ms: float) -> int:
     """The delay (µs) that brings the WAL folder's native flush to ``target_ms``: the probe's
     median (``write_flush_8k_ms``: a median of up to 200 flushes, where pg_test_fsync gives a
-    mean that one slow flush of a busy machine moves), else pg_test_fsync's figure. Raises ValueError, with the reason, when the device is
-    already at or above the target, or nothing was measured."""
+    mean that one slow flush of a busy machine moves), else pg_test_fsync's figure. Raises
+    ValueError, with the reason, when the device is already at or above the target, or nothing
+    was measured."""
     info = read_tsv_pairs(folder / "info.tsv")
     method = info.get("wal_sync_method")
     native, _ = _probe_figures(read_regular(folder / "wal.probe.txt"))
