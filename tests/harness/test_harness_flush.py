@@ -188,3 +188,50 @@ def test_the_plan_shows_each_flush_level(tmp_path: Path):
     assert "flush 0.5 ms: emulated" in done.stdout
     assert "defaults, flush 2 ms" in done.stdout
     assert "4 trials in 1 session(s), 3 server restarts" in done.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# the interpretation, on outputs with a known answer
+
+PG_TEST_FSYNC = """\
+5 seconds per test
+O_DIRECT supported on this platform for open_datasync and open_sync.
+
+Compare file sync methods using one 8kB write:
+(in "wal_sync_method" preference order, except fdatasync is Linux's default)
+        open_datasync                      3976.006 ops/sec     252 usecs/op
+        fdatasync                          4012.345 ops/sec     249 usecs/op
+        fsync                              3000.000 ops/sec     333 usecs/op
+        fsync_writethrough                              n/a
+        open_sync                     
+
+Compare file sync methods using two 8kB writes:
+(in "wal_sync_method" preference order, except fdatasync is Linux's default)
+        open_datasync                      1000.000 ops/sec    1000 usecs/op
+        fdatasync                          2000.000 ops/sec     500 usecs/op
+"""
+
+
+def test_pg_test_fsync_is_read_for_the_method_with_one_write():
+    from pgbench_kb.bench import flush
+
+    assert flush.sync_method_ms(PG_TEST_FSYNC, "fdatasync") == 0.249  # not the two-write 0.5
+    assert flush.sync_method_ms(PG_TEST_FSYNC, "fsync") == 0.333
+    # Stopped before it timed open_sync, or a method it cannot test here: not guessed.
+    assert flush.sync_method_ms(PG_TEST_FSYNC, "open_sync") is None
+    assert flush.sync_method_ms(PG_TEST_FSYNC, "fsync_writethrough") is None
+    assert flush.sync_method_ms("", "fdatasync") is None
+
+
+def test_the_added_delay_is_the_target_minus_the_probes_median(tmp_path: Path):
+    from pgbench_kb.bench import flush
+
+    (tmp_path / "info.tsv").write_text("wal_sync_method\tfdatasync\n")
+    (tmp_path / "wal.pg_test_fsync.txt").write_text(PG_TEST_FSYNC)
+    # One slow flush moves a mean, not the median (0.25).
+    (tmp_path / "wal.probe.txt").write_text("0.2\n0.25\n0.3\n40\n0.24\n")
+    assert flush.added_us(tmp_path, 2) == 1750
+    with pytest.raises(ValueError, match="already at or above the target of 0.1 ms"):
+        flush.added_us(tmp_path, 0.1)
+    (tmp_path / "wal.probe.txt").unlink()
+    assert flush.added_us(tmp_path, 2) == 1751  # pg_test_fsync's 0.249 when no probe
