@@ -35,6 +35,9 @@
 #          server builds (profile key servers) interleaved; see docs/harness.md.
 # Records: per trial, what else used the machine while pgbench ran (/proc snapshots, read by
 #          kb import into machine_load, with the disturbed verdict).
+# Flush:   once per session, the flush latency of the data and WAL folders (pg_test_fsync, 8 kB
+#          writes + fdatasync; storage.flush); a profile's flush_ms runs the server under strace
+#          to emulate a slower commit flush (docs/harness.md).
 # Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
 #          SIGINT/SIGTERM (further signals during cleanup are ignored). In every case the server
 #          is stopped, the temporary folder removed, the finished trials kept, and no file is
