@@ -11,8 +11,9 @@
 # Sets:     KB_FLUSH_WRAPPER (a postgres wrapper for pg_ctl -p, empty: the plain binary),
 #           KB_FLUSH_TRACER_PID (the strace tracing the running server).
 # Writes:   KB_WORK/flush/ — info.tsv (measured_at, tool, wal_sync_method, data_path,
-#           data_device, wal_path, wal_device), {data,wal}.pg_test_fsync.txt (pg_test_fsync -s 1,
-#           stopped once it has timed the WAL's method with one 8 kB write), {data,wal}.probe.txt
+#           data_device, wal_path, wal_device, data_pg_test_fsync), {wal,data}.pg_test_fsync.txt
+#           (pg_test_fsync -s 1, stopped once it has timed the WAL's method with one 8 kB write;
+#           the data's only when it is on another device), {data,wal}.probe.txt
 #           (one line per 8 kB write + fdatasync, its milliseconds), unavailable (the reason,
 #           when nothing could be measured), and per emulated level L: emulated-L.tsv (method,
 #           added_us, target_ms, strace), emulated-L.pg_test_fsync.txt and emulated-L.probe.txt
@@ -73,34 +74,43 @@ kb_flush_pg_test_fsync() {
 
 # kb_flush_fingerprint — measure the devices under KB_PGDATA and KB_WAL_PATH (the server
 # stopped): pg_test_fsync for the server's wal_sync_method, and 8 kB writes each followed by
-# fdatasync (about 2 to 4 s a folder).
+# fdatasync (about 3 s for the WAL's device, as much again for a data directory on another).
 kb_flush_fingerprint() {
-  local dir="$KB_WORK/flush" method label path
+  local dir="$KB_WORK/flush" method label path data_device wal_device
   rm -rf "$dir"
   mkdir -p "$dir"
   chmod 755 "$dir"
   method="$(kb_server_as_owner "$KB_SERVER_BINDIR/postgres" -D "$KB_PGDATA" \
     -C wal_sync_method 2>/dev/null)" || method=""
   method="${method:-fdatasync}"
+  data_device="$(findmnt --noheadings --output SOURCE --target "$KB_PGDATA" 2>/dev/null \
+    | head -n 1)" || data_device=""
+  wal_device="$(findmnt --noheadings --output SOURCE --target "$KB_WAL_PATH" 2>/dev/null \
+    | head -n 1)" || wal_device=""
   {
     printf 'measured_at\t%s\ntool\tpg_test_fsync\nwal_sync_method\t%s\n' "$(kb_utc_iso)" "$method"
-    for label in data wal; do
-      path="$KB_PGDATA"
-      [[ "$label" == data ]] || path="$KB_WAL_PATH"
-      printf '%s_path\t%s\n%s_device\t%s\n' "$label" "$path" "$label" \
-        "$(findmnt --noheadings --output SOURCE --target "$path" 2>/dev/null | head -n 1)"
-    done
+    printf 'data_path\t%s\ndata_device\t%s\n' "$KB_PGDATA" "$data_device"
+    printf 'wal_path\t%s\nwal_device\t%s\n' "$KB_WAL_PATH" "$wal_device"
   } >"$dir/info.tsv"
+  # The probe: both folders in one Python start.
+  "$KB_BIN/python" -m pgbench_kb.bench.flush probe --into "$dir" "data=$KB_PGDATA" \
+    "wal=$KB_WAL_PATH" 2>/dev/null || true
   if [[ ! -x "$KB_PG_BINDIR/pg_test_fsync" ]]; then
     printf 'no pg_test_fsync beside the server in %s\n' "$KB_PG_BINDIR" >"$dir/unavailable"
     return 0
   fi
-  for label in data wal; do
-    path="$KB_PGDATA"
-    [[ "$label" == data ]] || path="$KB_WAL_PATH"
+  # pg_test_fsync once per device (it writes 16 MB first): the WAL's, then the data's when the
+  # data directory is on another one.
+  for label in wal data; do
+    path="$KB_WAL_PATH"
+    if [[ "$label" == data ]]; then
+      path="$KB_PGDATA"
+      if [[ -n "$data_device" && "$data_device" == "$wal_device" ]]; then
+        printf 'data_pg_test_fsync\tsame device as the WAL\n' >>"$dir/info.tsv"
+        break
+      fi
+    fi
     kb_flush_pg_test_fsync "$dir/$label.pg_test_fsync.txt" "$path" "$method"
-    "$KB_BIN/python" -m pgbench_kb.bench.flush probe "$path" >"$dir/$label.probe.txt" \
-      2>/dev/null || true
   done
 }
 
@@ -114,7 +124,8 @@ kb_flush_unavailable() {
 # kb_flush_level LEVEL — make the server start with flush level LEVEL ('' or native: plainly;
 # native-traced: under strace with no delay; N: a target total flush of N ms). The first time a
 # session asks for a level, the delay is picked (target minus the native flush just measured)
-# and pg_test_fsync and the probe under the same injection measure what it reaches. Sets KB_FLUSH_WRAPPER.
+# and pg_test_fsync and the probe under the same injection measure what it reaches. Sets
+# KB_FLUSH_WRAPPER.
 kb_flush_level() {
   local level="$1" dir="$KB_WORK/flush" added wrapper
   KB_FLUSH_WRAPPER=""
@@ -133,8 +144,8 @@ kb_flush_level() {
       "$added µs added to each fsync and fdatasync)"
     kb_flush_pg_test_fsync "$dir/emulated-$level.pg_test_fsync.txt" "$KB_WAL_PATH" \
       "$(sed -n 's/^wal_sync_method\t//p' "$dir/info.tsv")" "${tracer[@]}"
-    "${tracer[@]}" "$KB_BIN/python" -m pgbench_kb.bench.flush probe "$KB_WAL_PATH" \
-      >"$dir/emulated-$level.probe.txt" 2>/dev/null || true
+    "${tracer[@]}" "$KB_BIN/python" -m pgbench_kb.bench.flush probe --into "$dir" \
+      "emulated-$level=$KB_WAL_PATH" 2>/dev/null || true
     printf 'level\t%s\nmethod\tstrace-inject\nadded_us\t%s\nstrace\t%s\n' "$level" "$added" \
       "$(strace -V 2>/dev/null | head -n 1)" >"$dir/emulated-$level.tsv"
   fi

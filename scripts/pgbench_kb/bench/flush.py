@@ -3,7 +3,8 @@ measured once per bench session (``flush/`` in each trial folder), read into the
 ``storage.flush``; the 8 kB write probe it runs; and the delay it adds for a target flush.
 
 * ``sync_method_ms``: pg_test_fsync's time per operation for the server's ``wal_sync_method``
-  with one 8 kB write (its first section, "Compare file sync methods using one 8kB write").
+  with one 8 kB write (its first section, "Compare file sync methods using one 8kB write");
+  it runs once per device, so a data directory on the WAL's device shows the WAL's figure.
 * ``write_flush_8k_ms``: the median of ``PROBE_OPS`` 8 kB writes (``pwrite``), each followed by
   ``fdatasync``, in a file in that folder (at most ``PROBE_SECONDS``).
 * ``emulated``: the server ran under ``strace --seccomp-bpf -f -e inject=fdatasync,fsync:
@@ -11,7 +12,8 @@ measured once per bench session (``flush/`` in each trial folder), read into the
   median), and ``measured_ms`` / ``measured_write_flush_8k_ms`` are pg_test_fsync's time for
   the method and the probe's median under that same injection.
 
-``python -m pgbench_kb.bench.flush probe DIR`` prints one line per operation (milliseconds);
+``python -m pgbench_kb.bench.flush probe --into OUT LABEL=DIR…`` writes OUT/LABEL.probe.txt, one
+line per operation (milliseconds);
 ``python -m pgbench_kb.bench.flush added --folder FLUSH_DIR --target MS`` prints the delay in
 microseconds, or stops with one line when the device is already slower than the target.
 """
@@ -98,11 +100,15 @@ def _probe_figures(text: str | None) -> tuple[float | None, int | None]:
 
 def _directory(folder: Path, label: str, info: dict[str, str], method: str | None) -> dict:
     median, ops = _probe_figures(read_regular(folder / f"{label}.probe.txt"))
+    # pg_test_fsync runs once per device: a data directory on the WAL's device has its figure.
+    timed = label
+    if label == "data" and info.get("data_pg_test_fsync") == "same device as the WAL":
+        timed = "wal"
     return {
         "path": info.get(f"{label}_path") or None,
         "device": info.get(f"{label}_device") or None,
         "sync_method_ms": sync_method_ms(
-            read_regular(folder / f"{label}.pg_test_fsync.txt"), method
+            read_regular(folder / f"{timed}.pg_test_fsync.txt"), method
         ),
         "write_flush_8k_ms": median,
         "ops": ops,
@@ -187,15 +193,23 @@ def added_us(folder: Path, target_ms: float) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pgbench_kb.bench.flush")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("probe", help="8 kB writes each followed by fdatasync in DIR")
-    p.add_argument("folder", type=Path)
+    p = sub.add_parser("probe", help="8 kB writes each followed by fdatasync in each folder")
+    p.add_argument("--into", type=Path, required=True, help="where LABEL.probe.txt go")
+    p.add_argument("folders", nargs="+", metavar="LABEL=DIR")
     a = sub.add_parser("added", help="the delay (µs) for a target total flush time")
     a.add_argument("--folder", type=Path, required=True)
     a.add_argument("--target", type=float, required=True)
     args = parser.parse_args(argv)
     if args.command == "probe":
-        for value in probe(args.folder):
-            print(f"{value:.4f}")
+        for item in args.folders:
+            label, _, folder = item.partition("=")
+            try:
+                times = probe(Path(folder))
+            except OSError as error:
+                print(f"probe {folder}: {error}", file=sys.stderr)
+                continue
+            text = "".join(f"{value:.4f}\n" for value in times)
+            (args.into / f"{label}.probe.txt").write_text(text, encoding="utf-8")
         return 0
     try:
         print(added_us(args.folder, args.target))

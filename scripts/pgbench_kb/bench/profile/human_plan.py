@@ -20,7 +20,7 @@ PER_SCALE_UNIT_S = 0.5
 #: The storage fingerprint of a session (pg_test_fsync cut short after the WAL's method, and
 #: 8 kB writes with fdatasync, in the data and the WAL folders), and the check of each emulated
 #: flush level under the tracer (docs/harness.md, "The storage fingerprint").
-PER_SESSION_FLUSH_S = 8
+PER_SESSION_FLUSH_S = 5
 PER_FLUSH_LEVEL_S = 4
 
 
