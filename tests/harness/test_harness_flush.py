@@ -203,7 +203,7 @@ Compare file sync methods using one 8kB write:
         fdatasync                          4012.345 ops/sec     249 usecs/op
         fsync                              3000.000 ops/sec     333 usecs/op
         fsync_writethrough                              n/a
-        open_sync                     
+        open_sync
 
 Compare file sync methods using two 8kB writes:
 (in "wal_sync_method" preference order, except fdatasync is Linux's default)
@@ -231,7 +231,7 @@ def test_the_added_delay_is_the_target_minus_the_probes_median(tmp_path: Path):
     # One slow flush moves a mean, not the median (0.25).
     (tmp_path / "wal.probe.txt").write_text("0.2\n0.25\n0.3\n40\n0.24\n")
     assert flush.added_us(tmp_path, 2) == 1750
-    with pytest.raises(ValueError, match="already at or above the target of 0.1 ms"):
+    with pytest.raises(ValueError, match=r"already at or above the target of 0\.1 ms"):
         flush.added_us(tmp_path, 0.1)
     (tmp_path / "wal.probe.txt").unlink()
     assert flush.added_us(tmp_path, 2) == 1751  # pg_test_fsync's 0.249 when no probe
