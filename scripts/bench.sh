@@ -38,6 +38,9 @@
 #          And while pgbench runs, each second the CPU and disk figures of /proc, and about 20
 #          times a second what pgbench's backends wait on (one extra connection): results.os_series
 #          and results.wait_events. SAMPLERS=off records neither (scripts/lib/sampler.sh).
+# Flush:   once per session, the flush latency of the data and WAL folders (pg_test_fsync, 8 kB
+#          writes + fdatasync; storage.flush); a profile's flush_ms runs the server under strace
+#          to emulate a slower commit flush (docs/harness.md).
 # Exit:    0 every trial recorded; 1 an error, named on stderr; 130/143 interrupted by
 #          SIGINT/SIGTERM (further signals during cleanup are ignored). In every case the server
 #          is stopped, the temporary folder removed, the finished trials kept, and no file is
@@ -62,6 +65,8 @@ source "$KB_HERE/lib/runtime.sh"
 source "$KB_HERE/lib/quiet.sh"
 # shellcheck source=scripts/lib/sampler.sh
 source "$KB_HERE/lib/sampler.sh"
+# shellcheck source=scripts/lib/flush.sh
+source "$KB_HERE/lib/flush.sh"
 
 KB_WORK=""
 KB_WAL_WORK=""
@@ -70,6 +75,9 @@ BENCH_RUNS=()
 BENCH_STATUS_NOTE=""
 BENCH_SIGNAL=""
 BENCH_IN_TRIAL=""
+# The commit flush level of the server to start (plan field flush: '', native, native-traced or
+# a target in ms; flush.sh).
+BENCH_FLUSH_LEVEL=""
 # The run file of the last trial of each configuration (its tps estimates the next one's
 # transactions when a sampling rate is picked).
 declare -A BENCH_LAST_RUN=()
@@ -271,6 +279,7 @@ bench_server_settings() {
   local -a settings=()
   [[ -z "$1" ]] || IFS=$'\x1f' read -r -a settings <<<"$1"
   kb_server_stop
+  kb_flush_level "$BENCH_FLUSH_LEVEL"
   kb_server_start "${settings[@]}"
 }
 
@@ -332,14 +341,15 @@ bench_checkpoint() {
 # bench_use_settings NAME SETTINGS — (re)start the throwaway server when the set changes.
 bench_use_settings() {
   local name="$1" joined="$2"
-  [[ "$KB_TARGET" != existing && "$name" != "${BENCH_SET:-}" ]] || return 0
+  local key="$name${BENCH_FLUSH_LEVEL:+ (flush $BENCH_FLUSH_LEVEL)}"
+  [[ "$KB_TARGET" != existing && "$key" != "${BENCH_SET:-}" ]] || return 0
   local started
   started="$(date +%s%N)"
   local which=""
   [[ "$BENCH_BUILD" == . ]] || which=" $BENCH_BUILD"
-  kb_log "starting the server$which with settings '$name'"
+  kb_log "starting the server$which with settings '$key'"
   bench_server_settings "$joined"
-  BENCH_SET="$name"
+  BENCH_SET="$key"
   BENCH_SERVER_VERSION="$(kb_psql postgres "SHOW server_version_num")"
   kb_facts_postgres "$KB_WORK/facts/postgres-$BENCH_BUILD_INDEX-$name" postgres
   BENCH_RESTART_MS=$((($(date +%s%N) - started) / 1000000))
@@ -436,7 +446,10 @@ bench_session_start() {
   BENCH_SESSION="$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
   BENCH_STARTED_ISO="$(kb_utc_iso)"
   ((sessions == 1)) || kb_log "session $session of $sessions (token $BENCH_SESSION)"
-  [[ "$KB_TARGET" != existing ]] || return 0
+  if [[ "$KB_TARGET" == existing ]]; then
+    bench_flush_unavailable
+    return 0
+  fi
   local build
   if ((session > 1)); then
     for build in "${BENCH_BUILDS[@]}"; do
@@ -448,12 +461,17 @@ bench_session_start() {
     done
     rm -rf "$KB_WORK/facts/postgres-"*
   fi
-  local line name settings scale reset init server
+  # The storage fingerprint, every server stopped, in the first build's folders.
+  bench_use_build "${BENCH_BUILDS[0]}"
+  kb_log "measuring the flush latency of the data and WAL folders (pg_test_fsync, 8 kB writes)"
+  kb_flush_fingerprint
+  local line name settings scale reset init server flush
   local -A scales=() started=()
   for line in "$@"; do
     [[ -n "$line" ]] || continue
     IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
-      <<<"$line"
+      flush <<<"$line"
+    BENCH_FLUSH_LEVEL="$flush"
     server="${server:-.}"
     if [[ -z "${started[$server]:-}" ]]; then
       started[$server]=yes
@@ -469,7 +487,8 @@ bench_session_start() {
   for line in "$@"; do
     [[ -n "$line" ]] || continue
     IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
-      <<<"$line"
+      flush <<<"$line"
+    BENCH_FLUSH_LEVEL="$flush"
     server="${server:-.}"
     [[ "$reset" == template-clone && -z "${scales[$server/$scale]:-}" ]] || continue
     bench_use_build "$server"
@@ -515,13 +534,43 @@ bench_keep_server_log() {
   { tail -c "+$(($1 + 1))" "$KB_SERVER_LOG" || true; } | head -c 1048576 >"$2"
 }
 
+# bench_flush_check LINE… — before anything starts: a profile that emulates a flush latency
+# (plan field 22: native-traced or a target) needs strace and a throwaway server.
+bench_flush_check() {
+  local line level
+  for line in "$@"; do
+    [[ -n "$line" ]] || continue
+    level="$(cut -d $'\x1e' -f 22 <<<"$line")"
+    [[ -n "$level" && "$level" != native ]] || continue
+    [[ "$KB_TARGET" != existing ]] \
+      || kb_die "profile '$BENCH_PROFILE' emulates a flush latency (flush_ms $level): that needs" \
+        "a throwaway server started under strace; an existing server is never restarted (leave" \
+        "PGHOST and --dsn out, or drop flush_ms)"
+    kb_flush_need_strace
+    return 0
+  done
+}
+
+# bench_flush_unavailable — an existing server: no fingerprint, and why (docs/harness.md).
+bench_flush_unavailable() {
+  if [[ "$KB_SERVER_IS_LOCAL" == yes ]]; then
+    kb_flush_unavailable "an existing server: its data and WAL folders are not the bench's to" \
+      "write test files in, so their flush latency was not measured"
+  else
+    kb_flush_unavailable "an existing server on another host: the flush latency of its" \
+      "devices cannot be measured from the client"
+  fi
+}
+
 # bench_trial LINE — one plan line: reset, warm up, checkpoint, run pgbench, record, import.
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
-  local warmup init reset scripts session sessions position seed logged server
+  local warmup init reset scripts session sessions position seed logged server flush
   BENCH_STATUS_NOTE="the failed trial was not recorded"
   IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
-    args seconds warmup init reset scripts session sessions position seed logged server <<<"$1"
+    args seconds warmup init reset scripts session sessions position seed logged server flush \
+    <<<"$1"
+  BENCH_FLUSH_LEVEL="$flush"
   local -a pgbench_args warmup_args script_files
   IFS=$'\x1f' read -r -a pgbench_args <<<"$args"
   IFS=$'\x1f' read -r -a warmup_args <<<"$warmup"
@@ -598,6 +647,7 @@ bench_trial() {
   kb_psql "$KB_BENCH_DB" "SELECT pg_database_size(current_database())" \
     >"$trial_dir/database-size-after.txt"
   cp -R "$KB_WORK/facts/host" "$trial_dir/facts/host"
+  kb_flush_copy "$trial_dir" "$flush"
   [[ ! -d "$KB_WORK/facts/client" ]] || cp -R "$KB_WORK/facts/client" "$trial_dir/facts/client"
   if [[ "$KB_TARGET" == existing ]]; then
     cp -R "$KB_WORK/facts/postgres" "$trial_dir/facts/postgres"
@@ -846,6 +896,7 @@ main() {
   fi
 
   kb_progress_init "${lines[@]}"
+  bench_flush_check "${lines[@]}"
 
   if [[ "$KB_TARGET" == existing ]]; then
     [[ -z "${BENCH_WAL_DIR:-}" ]] || kb_die "--wal-dir (WAL_DIR=, wal_dir:) places the WAL of a" \

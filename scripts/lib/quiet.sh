@@ -7,8 +7,8 @@
 # Inputs:   KB_WATCHDOG_PID (runtime.sh), KB_PGDATA (a throwaway server) or KB_QUIET_SERVER_PID
 #           (the postmaster of an existing server on this host, when it could be found).
 # Writes:   FILE (key<TAB>value lines: taken_at, uptime, loadavg, clk_tck, stat (the cpu lines
-#           of /proc/stat), root (bench, server, watchdog: the processes whose trees are the
-#           bench's own), affinity (their Cpus_allowed_list)) and FILE.procs (every
+#           of /proc/stat), root (bench, server, watchdog, tracer — the strace of an emulated
+#           flush latency, KB_FLUSH_TRACER_PID: the processes whose trees are the bench's own), affinity (their Cpus_allowed_list)) and FILE.procs (every
 #           /proc/PID/stat, one line each).
 
 # kb_quiet_server_pid — the postmaster's PID, or nothing.
@@ -35,11 +35,12 @@ kb_quiet_snapshot() {
     while read -r line; do
       [[ "$line" == cpu* ]] && printf 'stat\t%s\n' "$line"
     done </proc/stat
-    for name in bench server watchdog; do
+    for name in bench server watchdog tracer; do
       case "$name" in
         bench) pid="$$" ;;
         server) pid="$server" ;;
         watchdog) pid="${KB_WATCHDOG_PID:-}" ;;
+        tracer) pid="${KB_FLUSH_TRACER_PID:-}" ;;
       esac
       [[ "$pid" =~ ^[0-9]+$ ]] || continue
       printf 'root\t%s\t%s\n' "$name" "$pid"

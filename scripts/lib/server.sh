@@ -177,9 +177,13 @@ kb_server_start() {
     -c "log_line_prefix=%m [%p] ")
   local -a ctl=("$KB_SERVER_BINDIR/pg_ctl" -D "$KB_PGDATA" -l "$KB_SERVER_LOG" -w -t 120
     -o "$(printf '%q ' "${opts[@]}")" start)
+  # An emulated flush latency (flush.sh): pg_ctl starts the server through a wrapper that runs
+  # it under strace.
+  [[ -z "${KB_FLUSH_WRAPPER:-}" ]] || ctl+=(-p "$KB_FLUSH_WRAPPER")
   if ! kb_server_as_owner "${ctl[@]}" >"$KB_WORK/pg_ctl.log" 2>&1; then
     kb_die "the server did not start: $(kb_server_why)"
   fi
+  ! declare -F kb_flush_note_tracer >/dev/null || kb_flush_note_tracer
 }
 
 # kb_server_why — the server's own reason for a failed start, in one line: its first FATAL or
@@ -221,6 +225,7 @@ kb_server_stop() {
       >/dev/null 2>&1 \
       || kb_server_as_owner "$KB_SERVER_BINDIR/pg_ctl" -D "$KB_PGDATA" -m immediate -w -t 10 stop \
         >/dev/null 2>&1 || true
+    ! declare -F kb_flush_reap_tracer >/dev/null || kb_flush_reap_tracer
     return 0
   fi
   # A postmaster killed with SIGKILL leaves its System V segment behind (key and id on line 7).
@@ -231,10 +236,12 @@ kb_server_stop() {
   fi
   rm -f "$KB_PGDATA/postmaster.pid"
   kb_server_kill_strays
+  ! declare -F kb_flush_reap_tracer >/dev/null || kb_flush_reap_tracer
 }
 
 # kb_server_kill_strays — stop any postmaster still running on $KB_PGDATA that pg_ctl did not
-# (one interrupted while starting has no postmaster.pid yet): SIGQUIT, then SIGKILL after 5 s.
+# (one interrupted while starting has no postmaster.pid yet), and any strace tracing one (an
+# emulated flush latency): SIGQUIT, then SIGKILL after 5 s.
 kb_server_kill_strays() {
   [[ -n "${KB_PGDATA:-}" ]] || return 0
   local file pid comm waited
@@ -243,7 +250,7 @@ kb_server_kill_strays() {
     pid="${file#/proc/}"
     pid="${pid%/cmdline}"
     read -r comm <"/proc/$pid/comm" 2>/dev/null || continue
-    [[ "$comm" == postgres || "$comm" == postmaster ]] && pids+=("$pid")
+    [[ "$comm" == postgres || "$comm" == postmaster || "$comm" == strace ]] && pids+=("$pid")
   done
   ((${#pids[@]})) || return 0
   kill -QUIT "${pids[@]}" 2>/dev/null || true

@@ -66,6 +66,10 @@ def test_runs_in_its_own_database_and_drops_only_that(
     assert run["postgres"]["initdb_before_run"] is False
     assert run["client"]["network"] == "local-socket"
     assert run["results"]["tps"] > 0
+    # An existing server's folders are not the bench's to write in: no fingerprint, and why.
+    flush = run["storage"]["flush"]
+    assert flush["wal"] is None and flush["measured_at"] is None
+    assert flush["unavailable"].startswith("an existing server: its data and WAL folders")
     # its own database is gone, the others are untouched
     assert server.psql("postgres", "SELECT datname FROM pg_database ORDER BY 1").split() == [
         "appdb",

@@ -142,6 +142,8 @@ def test_a_quiet_trial_is_not_disturbed(tmp_path: Path):
     assert load["other_processes"]["cpu_s"] == 0.5
     assert load["other_processes"]["core_share"] == 0.05
     assert load["bench_cpu_s"] == 16.0  # pgbench and the backend
+    assert load["server_cpu_s"] == 8.0  # the postmaster's tree
+    assert load["client_cpu_s"] == 8.0  # the bench's shell and its pgbench
     assert load["kernel_threads_cpu_s"] == 8.0  # never counted as another process
     assert load["steal_pct"] == 0.0
     assert load["machine_busy_pct"] == 75.0
@@ -194,6 +196,8 @@ def test_a_server_that_cannot_be_told_apart_is_not_judged(tmp_path: Path):
     load = quiet.machine_load(folder)
     assert load["disturbed"] is None
     assert "could not be told apart" in load["reasons"][0]
+    assert load["server_cpu_s"] is None  # no postmaster to follow: not guessed
+    assert load["client_cpu_s"] is not None
     # A remote server: the client's machine alone is judged.
     assert quiet.machine_load(folder, {"server_is_local": "no"})["shared_cores"] is False
 

@@ -315,6 +315,7 @@ def storage_facts(folder: Path) -> dict[str, Any] | None:
         "data": data,
         "wal": wal_section,
         "controller": controller_skeleton(),
+        "flush": None,
     }
 
 

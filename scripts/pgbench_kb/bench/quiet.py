@@ -177,6 +177,37 @@ def _heaviest(
     return top
 
 
+def _root_ticks(snap: Snapshot, name: str, tree: bool) -> tuple[int, int] | None:
+    """(start time, ticks) of the root ``name`` — its whole tree's when ``tree``, else its own
+    and those of the pgbench processes under it — or None."""
+    pid = snap.roots.get(name)
+    if pid is None or pid not in snap.procs:
+        return None
+    pids = _tree(snap.procs, {pid})
+    if not tree:
+        pids = {pid} | {p for p in pids if snap.procs[p].comm == "pgbench"}
+    return snap.procs[pid].start, sum(snap.procs[p].ticks for p in pids)
+
+
+def _server_and_client(
+    before: Snapshot, after: Snapshot, hz: int
+) -> tuple[float | None, float | None]:
+    """CPU seconds of the server (the postmaster's tree: every backend, and through the
+    postmaster's cutime those that ended during the trial) and of the client (the bench's
+    shell and the pgbench under it: pgbench ran as the shell's child and was reaped before the
+    second snapshot, so its CPU is in the shell's cutime; the progress watcher, still
+    running, is left out).
+    None for a side that is not in both snapshots (a server on another host, a restarted one)."""
+
+    def delta(name: str, tree: bool) -> float | None:
+        old, new = _root_ticks(before, name, tree), _root_ticks(after, name, tree)
+        if old is None or new is None or old[0] != new[0]:
+            return None
+        return max(0, new[1] - old[1]) / hz
+
+    return delta("server", True), delta("bench", False)
+
+
 def cpu_list(text: str | None) -> set[int] | None:
     """``0-3,6`` → {0, 1, 2, 3, 6}; None when it does not read."""
     if not text:
@@ -226,6 +257,7 @@ def machine_load(trial: Path, info: dict[str, str] | None = None) -> dict[str, A
     other_s = max(0, total(after, others_a) - total(before, others_b)) / hz
     kernel_s = max(0, total(after, kernel_a) - total(before, kernel_b)) / hz
     bench_s = max(0, total(after, bench_a) - total(before, bench_b)) / hz
+    server_s, client_s = _server_and_client(before, after, hz)
 
     top = _heaviest(before, after, others_b, others_a)
 
@@ -286,6 +318,8 @@ def machine_load(trial: Path, info: dict[str, str] | None = None) -> dict[str, A
             ],
         },
         "bench_cpu_s": _share(bench_s, 3),
+        "server_cpu_s": _share(server_s, 3) if server_s is not None else None,
+        "client_cpu_s": _share(client_s, 3) if client_s is not None else None,
         "kernel_threads_cpu_s": _share(kernel_s, 3),
         "machine_busy_pct": busy_pct,
         "steal_pct": steal_pct,

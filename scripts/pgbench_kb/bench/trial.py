@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb import __version__
-from pgbench_kb.bench import facts, quiet, samplers, serverlog
+from pgbench_kb.bench import facts, flush, quiet, samplers, serverlog
 from pgbench_kb.errors import RunImportError
 from pgbench_kb.parse import parse_paths, parse_text
 from pgbench_kb.runs.build import (
@@ -327,6 +327,9 @@ def build_from_trial(
             client.update(client_host)
     client["network"] = info.get("network") or None
     run["storage"] = facts.storage_facts(trial / "facts" / "host") or storage_skeleton()
+    fingerprint = flush.storage_flush(trial)
+    if fingerprint is not None:
+        run["storage"]["flush"] = fingerprint
 
     pg = facts.postgres_facts(trial / "facts" / "postgres")
     argv, _ = facts.command_line(trial)

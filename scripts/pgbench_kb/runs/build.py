@@ -156,6 +156,7 @@ def storage_skeleton() -> dict[str, Any]:
         "data": volume_skeleton(),
         "wal": {"placement": None, **volume_skeleton()},
         "controller": controller_skeleton(),
+        "flush": None,
     }
 
 

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb.numbers import ms
 from pgbench_kb.runs.runfile import dump_yaml
 
 
@@ -72,6 +73,30 @@ def draft_disks(storage: dict[str, Any] | None) -> list[dict[str, Any]]:
     return disks
 
 
+def flush_sentence(flush: dict[str, Any] | None) -> str | None:
+    """One sentence for a drafted hardware note: the WAL flush the bench harness measured on
+    this machine (``storage.flush``), or None when it measured none."""
+    if not isinstance(flush, dict) or flush.get("unavailable"):
+        return None
+    wal = flush.get("wal") or {}
+    sync, median = wal.get("sync_method_ms"), wal.get("write_flush_8k_ms")
+    if sync is None and median is None:
+        return None
+    parts = []
+    if sync is not None:
+        parts.append(
+            f"pg_test_fsync timed one 8 kB write with {flush.get('wal_sync_method')} at {ms(sync)}"
+        )
+    if median is not None:
+        parts.append(f"an 8 kB write followed by fdatasync took {ms(median)} (median)")
+    where = f" on {wal['device']}" if wal.get("device") else ""
+    return (
+        f"The bench harness measured the WAL flush{where} at {flush.get('measured_at')}: "
+        + "; ".join(parts)
+        + " (storage.flush in every run file of the session)."
+    )
+
+
 def draft_note(
     slug: str,
     server: dict[str, Any] | None,
@@ -117,6 +142,15 @@ def draft_note(
         "cache is battery-backed, and anything unusual about the setup; give each group of\n"
         "disks its roles (data, wal, os). Then remove `draft_note`.\n"
     )
+    measured = flush_sentence((storage or {}).get("flush"))
+    if measured:
+        body += "\n" + measured + "\n"
+    else:
+        body += (
+            "\nSay how long a commit flush takes on the WAL's device: run PostgreSQL's\n"
+            "`pg_test_fsync` in a folder on that device and give its fdatasync line (one 8 kB\n"
+            "write).\n"
+        )
     return "---\n" + dump_yaml(front) + "---\n" + body
 
 

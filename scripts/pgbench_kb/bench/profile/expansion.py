@@ -31,6 +31,7 @@ def trial_factors(profile: Profile) -> dict[str, int]:
         "scales": len(profile.scales),
         "repeats": profile.repeats,
         "settings_sets": len(profile.settings_sets),
+        "flush_ms": max(1, len(profile.flush_levels)),
         "workloads": len(profile.workloads),
         "query_modes": len(profile.query_modes),
         "rates": len(profile.rates),
@@ -113,6 +114,15 @@ def _configurations_of(
     profile: Profile, server: str, length: list[str], measured: list[str], cores: int
 ) -> list[dict[str, Any]]:
     configs = []
+    for flush in profile.flush_levels or ("",):
+        configs += _configurations_at(profile, server, flush, length, measured, cores)
+    return configs
+
+
+def _configurations_at(
+    profile: Profile, server: str, flush: str, length: list[str], measured: list[str], cores: int
+) -> list[dict[str, Any]]:
+    configs = []
     for scale in profile.scales:
         init_args = ("--initialize", f"--scale={scale}", "--quiet", *profile.init_flags)
         for set_name, settings in profile.settings_sets:
@@ -132,6 +142,8 @@ def _configurations_of(
                             }
                             if server:
                                 config["server"] = server
+                            if flush:
+                                config["flush_ms"] = flush
                             warmup = (
                                 (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
                             )
@@ -156,6 +168,7 @@ def _configurations_of(
                                         else 0
                                     ),
                                     "server": server,
+                                    "flush": flush,
                                 }
                             )
     return configs

@@ -7,7 +7,7 @@ import itertools
 import math
 
 from pgbench_kb.bench.profile.expansion import draw_seed, expand, pgbench_number
-from pgbench_kb.bench.profile.model import Profile, Trial
+from pgbench_kb.bench.profile.model import FLUSH_NATIVE, FLUSH_NATIVE_TRACED, Profile, Trial
 
 #: What the plan's estimate adds to the trials' own seconds, measured on the 2-core development
 #: machine (docs/harness.md, "What an interleaved design costs"): per trial (reset by template
@@ -17,6 +17,11 @@ PER_TRIAL_S = 3
 PER_RESTART_S = 2
 PER_SESSION_S = 4
 PER_SCALE_UNIT_S = 0.5
+#: The storage fingerprint of a session (pg_test_fsync cut short after the WAL's method, and
+#: 8 kB writes with fdatasync, in the data and the WAL folders), and the check of each emulated
+#: flush level under the tracer (docs/harness.md, "The storage fingerprint").
+PER_SESSION_FLUSH_S = 5
+PER_FLUSH_LEVEL_S = 4
 
 
 def restarts_of(trials: list[Trial]) -> int:
@@ -24,7 +29,11 @@ def restarts_of(trials: list[Trial]) -> int:
     session (a session's first set is its first start, counted with the session)."""
     count = 0
     for before, after in itertools.pairwise(trials):
-        same_server = (before.settings_name, before.server) == (after.settings_name, after.server)
+        same_server = (before.settings_name, before.server, before.flush) == (
+            after.settings_name,
+            after.server,
+            after.flush,
+        )
         if before.session == after.session and not same_server:
             count += 1
     return count
@@ -36,6 +45,9 @@ def estimate_seconds(profile: Profile, trials: list[Trial]) -> int:
     warmups = profile.warmup_s * len(trials)
     builds = max(1, len(profile.servers))
     init = (PER_SCALE_UNIT_S * sum(profile.scales) + PER_SESSION_S) * builds
+    init += PER_SESSION_FLUSH_S + PER_FLUSH_LEVEL_S * sum(
+        1 for level in profile.flush_levels if level != FLUSH_NATIVE
+    )
     return int(
         sum(t.seconds for t in trials)
         + warmups
@@ -61,7 +73,7 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
                 str(t.index),
                 f"{t.session}/{t.sessions}",
                 str(t.scale),
-                f"{t.settings_name} on {t.server}" if t.server else t.settings_name,
+                _settings_cell(t),
                 t.workload,
                 f"{t.repeat}/{t.repeats}",
                 " ".join(shown),
@@ -74,6 +86,8 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
         out.append(f"  settings {name}: {shown}")
     for server in profile.servers:
         out.append(f"  server {server} (a cluster of its own, interleaved with the others)")
+    for level in profile.flush_levels:
+        out.append(f"  flush {_flush_words(level)}")
     if profile.seed is not None:
         out.append(f"  order: shuffled in each round with the profile's seed {seed}")
     else:
@@ -103,6 +117,28 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
         f"restarts, about {minutes:g} min ({_clock(total)}; every trial also runs -P 1 -r{log}"
     )
     return "\n".join(out) + "\n"
+
+
+def _flush_short(level: str) -> str:
+    return level if level in (FLUSH_NATIVE, FLUSH_NATIVE_TRACED) else f"{level} ms"
+
+
+def _flush_words(level: str) -> str:
+    """What a flush level does, for the plan's head."""
+    if level == FLUSH_NATIVE:
+        return "native: the device's own commit flush, no tracer"
+    if level == FLUSH_NATIVE_TRACED:
+        return "native-traced: the server under strace with no added delay (the tracer's cost)"
+    return (
+        f"{level} ms: emulated, the server under strace adding (target − the native flush "
+        "measured at each session's start) to every fsync and fdatasync; pg_test_fsync under "
+        "the same injection checks the latency reached"
+    )
+
+
+def _settings_cell(t: Trial) -> str:
+    cell = f"{t.settings_name} on {t.server}" if t.server else t.settings_name
+    return f"{cell}, flush {_flush_short(t.flush)}" if t.flush else cell
 
 
 def _clock(seconds: float) -> str:

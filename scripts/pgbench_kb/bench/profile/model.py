@@ -75,6 +75,15 @@ class Profile:
     #: Server builds interleaved in one bench: "embedded" or a folder of binaries; empty: the
     #: one the environment chooses (the embedded wheel, PG_BINDIR, or an existing server).
     servers: tuple[str, ...] = ()
+    #: Commit flush latencies emulated (profile key flush_ms): "native" (the device's own, no
+    #: tracer), "native-traced" (the tracer with no added delay) or a target total in ms
+    #: ("2", "0.5"); empty: the key is absent (no emulation, no flush axis).
+    flush_levels: tuple[str, ...] = ()
+
+
+#: flush_ms entries that are not a target: the device alone, and the tracer with no delay.
+FLUSH_NATIVE = "native"
+FLUSH_NATIVE_TRACED = "native-traced"
 
 
 @dataclass(frozen=True)
@@ -103,3 +112,5 @@ class Trial:
     logged_latencies: int = 0
     #: The server build ("embedded" or a bin folder); "" for the environment's.
     server: str = ""
+    #: The flush level (Profile.flush_levels); "" without flush_ms.
+    flush: str = ""

@@ -176,6 +176,15 @@ def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _flush_level(value: Any) -> str:
+    """A flush_ms entry as the plan carries it: 'native', 'native-traced' or the target in ms
+    written as short as it goes (2.0 → '2')."""
+    if isinstance(value, str):
+        return value
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
 def build_profile(data: dict[str, Any], path: Path) -> Profile:
     """The ``Profile`` of schema-valid data (whole numbers written 2.0 become 2)."""
     threads = data.get("threads", "auto")
@@ -205,5 +214,8 @@ def build_profile(data: dict[str, Any], path: Path) -> Profile:
         logged_latencies=int(data.get("logged_latencies", DEFAULT_LOGGED_LATENCIES)),
         servers=tuple(dict.fromkeys(s.rstrip("/") or "/" for s in _listed(data["servers"])))
         if data.get("servers") is not None
+        else (),
+        flush_levels=tuple(_flush_level(v) for v in _listed(data["flush_ms"]))
+        if data.get("flush_ms") is not None
         else (),
     )

@@ -4,13 +4,15 @@ separated by 0x1e, lists inside a field by 0x1f (neither is whitespace, so empty
 
     index total group repeat repeats scale settings_name settings workload pgbench_args
     seconds warmup_args init_args reset script_files session sessions position seed
-    logged_latencies server
+    logged_latencies server flush
 
 ``logged_latencies`` is 0 when the profile fixes the sampling rate; otherwise pgbench_args
 hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`` picks.
 ``pgbench_args`` exclude the connection and the database name, which bash adds. ``group`` is a
 hash of the configuration; ``kb import`` makes ``repeat.group`` of it, the machine and the
-session's start and its token (``<machine>-<YYYYMMDDTHHMMSSZ>-<token>-<hash>``).
+session's start and its token (``<machine>-<YYYYMMDDTHHMMSSZ>-<token>-<hash>``). ``flush`` is
+the emulated commit flush level (profile key flush_ms: native, native-traced or a target in
+ms), empty without that key.
 
 Bash reads these fields by position: add a field at the end, never between.
 """
@@ -50,6 +52,7 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             str(t.seed),
             str(t.logged_latencies),
             t.server,
+            t.flush,
         ]
         lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)
