@@ -50,6 +50,18 @@ IGNORED_PREFIXES = (
     "storage.wal.path",
     "storage.data.device",
     "storage.wal.device",
+    # the storage fingerprint: measured once per bench session, a fact about the machine's
+    # devices that moves a little from session to session; only the emulated level is a factor
+    "storage.flush.measured_at",
+    "storage.flush.tool",
+    "storage.flush.wal_sync_method",
+    "storage.flush.wal",
+    "storage.flush.data",
+    "storage.flush.unavailable",
+    "storage.flush.emulated.added_us",
+    "storage.flush.emulated.measured_ms",
+    "storage.flush.emulated.measured_write_flush_8k_ms",
+    "storage.flush.emulated.tracer",
 )
 
 INCIDENTAL_PREFIXES = (
@@ -152,6 +164,10 @@ LABELS = {
     "storage.wal.placement": "WAL placement",
     "storage.controller.write_cache": "controller write cache",
     "storage.controller.battery_backed": "controller battery",
+    "storage.flush.emulated": "emulated flush latency",
+    "storage.flush.emulated.target_ms": "emulated flush latency (ms)",
+    "storage.flush.emulated.method": "flush emulation",
+    "storage.flush.emulated.traced_only": "flush traced without delay",
     "server.os.name": "operating system",
     "postgres.version": "PostgreSQL version",
     "postgres.build.patches": "patches",

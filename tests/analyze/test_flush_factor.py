@@ -1,0 +1,28 @@
+"""The storage fingerprint is a measurement of the machine, not a factor; its emulated level is."""
+
+import pytest
+
+from pgbench_kb.analyze.factors import kind_of, label
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "storage.flush.measured_at",
+        "storage.flush.wal.sync_method_ms",
+        "storage.flush.data.write_flush_8k_ms",
+        "storage.flush.unavailable",
+        "storage.flush.emulated.measured_ms",
+        "storage.flush.emulated.added_us",
+    ],
+)
+def test_a_sessions_measured_flush_never_splits_or_confounds_a_comparison(path):
+    assert kind_of(path) == "ignored"
+
+
+@pytest.mark.parametrize(
+    "path", ["storage.flush.emulated.target_ms", "storage.flush.emulated.traced_only"]
+)
+def test_the_emulated_flush_level_is_a_factor_with_a_readers_name(path):
+    assert kind_of(path) == "factor"
+    assert "flush" in label(path) and "storage." not in label(path)
