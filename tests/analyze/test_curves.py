@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kbtest import assert_golden
@@ -315,6 +315,9 @@ def test_order_of_the_points_does_not_matter(tps: list[float], seed: int) -> Non
 @settings(max_examples=80, deadline=None)
 @given(tps=_TPS, factor=st.floats(min_value=1e-3, max_value=1e3))
 def test_peak_and_fall_off_do_not_depend_on_the_unit(tps: list[float], factor: float) -> None:
+    top, second = sorted(tps, reverse=True)[:2]
+    # two points equal to within rounding may swap places once scaled: the peak is then either
+    assume(top - second > 1e-9 * top)
     kw: dict[str, Any] = {"machine": "m", "swept": "benchmark.clients", "held_equal": {}}
     a = curve(points(tps), **kw)
     b = curve(points([t * factor for t in tps]), **kw)
