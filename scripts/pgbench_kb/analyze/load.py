@@ -20,6 +20,7 @@ from typing import Any
 
 from pgbench_kb.analyze.factors import kind_of, skipped
 from pgbench_kb.analyze.runseries import SERVER_STATS_UNREAD, run_facts
+from pgbench_kb.analyze.txcosts import COST_COUNTERS, run_costs
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
 from pgbench_kb.runs.files import run_files
@@ -29,14 +30,15 @@ from pgbench_kb.runs.tryout import is_smoke
 PARALLEL_FROM = 400
 #: Parts of a run file the analysis never reads (the fast reader skips them unparsed).
 #: ``raw``, ``results.progress``, ``results.latency_percentiles_ms`` and the checkpoint
-#: counters of ``server_stats`` are read: stability and curves use them.
+#: counters of ``server_stats`` are read: stability and curves use them; so are the counters
+#: the per-transaction costs divide (``txcosts.COST_COUNTERS``).
 SKIP = frozenset(
     (
         "provenance.declared",
         "provenance.masked",
         "provenance.notes",
         "results.statements",
-        *(f"server_stats.{name}" for name in SERVER_STATS_UNREAD),
+        *(f"server_stats.{name}" for name in SERVER_STATS_UNREAD if name not in COST_COUNTERS),
     )
 )
 
@@ -67,6 +69,8 @@ class RunRecord:
     disturbed: str | None = None
     #: A smoke run of the harness (``runs.tryout``): not a result, in no group.
     smoke: bool = False
+    #: Per-transaction costs (``txcosts.run_costs``): metric → value.
+    costs: dict[str, float] = field(default_factory=dict)
 
 
 def key(value: Any) -> Any:
@@ -172,6 +176,7 @@ def record_of(data: dict[str, Any], path: str) -> RunRecord:
         series=run_facts(data),
         disturbed=disturbed_reason(data.get("machine_load")),
         smoke=is_smoke(data),
+        costs=run_costs(data),
     )
     for dotted, value in flat.items():
         if dotted == "benchmark.other_flags":

@@ -1,0 +1,238 @@
+"""Per-transaction costs: what each transaction cost the server, derived from the counters a
+run file holds, and compared like tps.
+
+A run's cost (``run_costs``) is a counter of the trial (``server_stats``: WAL bytes, records
+and full-page images, buffers written, blocks read, temp bytes; ``machine_load``: CPU seconds)
+divided by the transactions pgbench processed (``results.transactions_processed``, never the
+server's ``xact_commit``, which also counts the harness's own queries). ``COSTS`` names each
+metric (``docs/comparisons.md``, "Per-transaction costs"). Nothing is stored in run files: the
+loader derives the figures once per run (``load.record_of``), from a handful of numbers.
+
+For every tps comparison whose two groups both have a cost, one more entry of ``comparisons``
+per cost metric (``cost_comparisons``), shaped like a latency comparison (same sides, sessions
+rules and test, ``tps_comparison`` naming its tps comparison, ``better_when: lower``). The
+rule for zero values (a full-page image is written only after a checkpoint, so a run with no
+checkpoint has none):
+
+* a metric that is zero in every run of both sides is not compared;
+* a side with a zero run cannot enter the test of the logarithms: the comparison has no
+  interval and no p (so it is in no family and supports no finding); when one side is zero in
+  every run and the other above zero in every run, the verdict says which is higher (the
+  difference is there in every run) with ``ratio`` and ``change_pct`` null (``0 → x`` is
+  not −100% or "infinitely more"); otherwise ``spread_unknown``. ``zero_runs`` counts each
+  side's zero runs.
+
+``SMALLEST_CHANGE_PCT`` is the smallest change a page reports (``reported``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.groups import Group, spread_values
+from pgbench_kb.analyze.multiplicity import significant
+from pgbench_kb.analyze.sessions import (
+    Between,
+    compared_inside,
+    design_of,
+    estimate,
+    judge,
+    session_of,
+)
+from pgbench_kb.analyze.txcosts import COSTS
+
+#: How each cost reads: (its name in a table, with its unit; what a "2.0× …" clause says).
+COST_WORDS: dict[str, tuple[str, str]] = {
+    "wal_bytes_per_txn": ("WAL bytes", "the WAL per transaction"),
+    "wal_records_per_txn": ("WAL records", "the WAL records"),
+    "wal_fpi_per_txn": ("full-page images", "the full-page images"),
+    "buffers_written_per_txn": ("buffers written", "the buffers written"),
+    "blocks_read_per_txn": ("blocks read", "the blocks read"),
+    "temp_bytes_per_txn": ("temp bytes", "the temp bytes"),
+    "server_cpu_us_per_txn": ("server CPU µs", "the server's CPU time"),
+    "client_cpu_us_per_txn": ("pgbench CPU µs", "pgbench's CPU time"),
+    "bench_cpu_us_per_txn": ("server + pgbench CPU µs", "the CPU time (server and pgbench)"),
+}
+
+#: The smallest change of a cost a page reports, in percent: a counter divided by a count
+#: has little noise of its own, so a test can call a 1% change significant; what a tuner
+#: sizes by (WAL volume, archive and replica bandwidth, CPU) does not move for that. 5% is
+#: about the run-to-run spread of tps on our bench, the size a reader already discounts.
+SMALLEST_CHANGE_PCT = 5.0
+
+
+def group_costs(group: Group) -> dict[str, dict[str, Any]]:
+    """Each cost the group's runs have: ``{center, n, statistic, values, spread, runs,
+    zeros}`` (the median of its runs' values; ``zeros``: how many are zero)."""
+    out: dict[str, dict[str, Any]] = {}
+    for metric in COSTS:
+        pairs = [(r.id, r.costs[metric]) for r in group.runs if metric in r.costs]
+        if not pairs:
+            continue
+        values = [v for _id, v in pairs]
+        n = len(values)
+        positive = min(values) > 0
+        out[metric] = {
+            "center": round(statistics.median(values), 6),
+            "n": n,
+            "statistic": "median" if n > 1 else "single",
+            "values": values if n > 1 else None,
+            "spread": spread_values(values) if n > 1 and positive else None,
+            "runs": [rid for rid, _v in pairs],
+            "zeros": sum(1 for v in values if v == 0),
+        }
+    return out
+
+
+def _side(side: dict[str, Any], figures: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **side,
+        "runs": figures["runs"],
+        "n": figures["n"],
+        "statistic": figures["statistic"],
+        "center": figures["center"],
+        "spread": figures["spread"],
+    }
+
+
+def _zero_verdict(fa: dict[str, Any], fb: dict[str, Any]) -> str:
+    """The verdict when a side has zero runs: which is higher when one side is zero in every
+    run and the other in none, else ``spread_unknown``."""
+    if fa["zeros"] == fa["n"] and fb["zeros"] == 0:
+        return "higher"
+    if fb["zeros"] == fb["n"] and fa["zeros"] == 0:
+        return "lower"
+    return "spread_unknown"
+
+
+def cost_comparisons(
+    comparisons: list[dict[str, Any]], groups: list[Group]
+) -> list[dict[str, Any]]:
+    """One cost comparison per tps comparison and cost both groups have (not zero in both)."""
+    by_id = {g.id: g for g in groups}
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def of(gid: str) -> dict[str, dict[str, Any]]:
+        if gid not in found:
+            found[gid] = group_costs(by_id[gid]) if gid in by_id else {}
+        return found[gid]
+
+    between = _between(groups, of)
+    by_design = _between(groups, of, by_design=True)
+    inside = compared_inside(groups)
+    out = []
+    for c in comparisons:
+        ca, cb = of(c["a"]["group"]), of(c["b"]["group"])
+        if not ca or not cb or c.get("kind") == "span":
+            continue
+        for metric in COSTS:
+            fa, fb = ca.get(metric), cb.get(metric)
+            if fa is None or fb is None or (fa["zeros"] == fa["n"] and fb["zeros"] == fb["n"]):
+                continue
+            zero = bool(fa["zeros"] or fb["zeros"])
+            test, sessions = judge(
+                by_id[c["a"]["group"]],
+                by_id[c["b"]["group"]],
+                (lambda g: None) if zero else (lambda g, m=metric: of(g.id)[m]["values"]),
+                between[metric],
+                c["differs_also"],
+                inside,
+                by_design[metric],
+            )
+            verdict, test_dict = test.verdict, test.as_dict()
+            if zero and verdict != "not_comparable":
+                verdict = _zero_verdict(fa, fb)
+                test_dict = {"method": None, "ci95_ratio": None, "df": None}
+            ratio = fb["center"] / fa["center"] if fa["center"] > 0 and fb["center"] > 0 else None
+            entry = {
+                **c,
+                "id": f"{c['id']}-{metric.removesuffix('_per_txn').replace('_', '-')}",
+                "metric": metric,
+                "tps_comparison": c["id"],
+                "a": _side(c["a"], fa),
+                "b": _side(c["b"], fb),
+                "ratio": None if ratio is None else round(ratio, 4),
+                "change_pct": None if ratio is None else round((ratio - 1) * 100, 2),
+                "verdict": verdict,
+                "test": test_dict,
+                "sessions": sessions,
+                "better_when": "lower",
+                "outcome": _outcome(verdict),
+                "smallest_change_pct": SMALLEST_CHANGE_PCT,
+            }
+            if zero:
+                entry["zero_runs"] = {"a": fa["zeros"], "b": fb["zeros"]}
+            out.append(entry)
+    return out
+
+
+def _outcome(verdict: str) -> str:
+    """A cost is better lower."""
+    return {"higher": "worse", "lower": "better"}.get(verdict, verdict)
+
+
+def _between(
+    groups: list[Group], of: Any, *, by_design: bool = False
+) -> dict[str, dict[Any, Between]]:
+    """Each cost's between-session variance per machine (as tps's), from the groups measured
+    in bench sessions with no zero run (a logarithm needs a positive value)."""
+    out = {}
+    for metric in COSTS:
+        cells = []
+        for g in groups:
+            session = session_of(g)
+            figures = of(g.id).get(metric)
+            if figures is None or figures["zeros"] or session.startswith("source "):
+                continue
+            values = figures["values"] or [figures["center"]]
+            key = (g.hardware_key, design_of(g)) if by_design else g.hardware_key
+            cells.append((key, g.factor_key, session, values))
+        out[metric] = estimate(cells)
+    return out
+
+
+def reported(c: dict[str, Any]) -> bool:
+    """A cost comparison worth a reader's sentence: one side zero in every run and the other
+    in none, or a change of at least ``SMALLEST_CHANGE_PCT`` that is significant after the
+    family-wise adjustment (its pooled estimate's, when it is a session of one)."""
+    if c.get("verdict") not in ("higher", "lower"):
+        return False
+    if c.get("change_pct") is None:
+        return True
+    return abs(float(c["change_pct"])) >= SMALLEST_CHANGE_PCT and significant(c)
+
+
+def cost_clause(c: dict[str, Any]) -> str:
+    """``2.0× the WAL per transaction``, ``0.5× the blocks read``; a zero side reads
+    ``the full-page images: none → 0.41 per transaction``."""
+    words = COST_WORDS[c["metric"]][1]
+    if c.get("ratio") is None:
+        a, b = c["a"]["center"], c["b"]["center"]
+        what = words.removesuffix(" per transaction")
+        return f"{what}: {_amount(a)} → {_amount(b)} per transaction"
+    return f"{fmt.times(c['ratio'])} {words}"
+
+
+def _amount(value: float) -> str:
+    return "none" if value == 0 else str(fmt.figure(value, 2))
+
+
+def cost_sentence(tps: dict[str, Any], costs: list[dict[str, Any]]) -> str | None:
+    """``2.0× the WAL per transaction, 4.1× the full-page images, tps within the noise``: the
+    costs worth reporting (in ``COSTS`` order) beside what tps did; None when none is."""
+    order = list(COSTS)
+    shown = sorted((c for c in costs if reported(c)), key=lambda c: order.index(c["metric"]))
+    if not shown:
+        return None
+    words = {
+        "higher": f"tps {fmt.change(tps.get('change_pct'))}",
+        "lower": f"tps {fmt.change(tps.get('change_pct'))}",
+        "within_noise": "tps within the noise",
+        "spread_unknown": "the noise of tps unknown",
+        "not_comparable": "tps not comparable across sessions",
+    }.get(str(tps.get("verdict")), "")
+    if tps.get("verdict") in ("higher", "lower") and not significant(tps):
+        words = "tps not significantly different"
+    return ", ".join([cost_clause(c) for c in shown] + ([words] if words else []))
