@@ -219,20 +219,30 @@ def _amount(value: float) -> str:
     return "none" if value == 0 else str(fmt.figure(value, 2))
 
 
-def cost_sentence(tps: dict[str, Any], costs: list[dict[str, Any]]) -> str | None:
-    """``2.0× the WAL per transaction, 4.1× the full-page images, tps within the noise``: the
-    costs worth reporting (in ``COSTS`` order) beside what tps did; None when none is."""
+def cost_clauses(costs: list[dict[str, Any]]) -> list[str]:
+    """The costs worth reporting (``reported``), in ``COSTS`` order, each as ``cost_clause``
+    writes it."""
     order = list(COSTS)
     shown = sorted((c for c in costs if reported(c)), key=lambda c: order.index(c["metric"]))
-    if not shown:
-        return None
-    words = {
-        "higher": f"tps {fmt.change(tps.get('change_pct'))}",
-        "lower": f"tps {fmt.change(tps.get('change_pct'))}",
+    return [cost_clause(c) for c in shown]
+
+
+def tps_words(tps: dict[str, Any]) -> str:
+    """What tps did, as a cost sentence ends: ``tps within the noise``, ``tps +158.0%``."""
+    verdict = str(tps.get("verdict"))
+    if verdict in ("higher", "lower"):
+        if not significant(tps):
+            return "tps not significantly different once adjusted"
+        return f"tps {fmt.change(tps.get('change_pct'))}"
+    return {
         "within_noise": "tps within the noise",
         "spread_unknown": "the noise of tps unknown",
         "not_comparable": "tps not comparable across sessions",
-    }.get(str(tps.get("verdict")), "")
-    if tps.get("verdict") in ("higher", "lower") and not significant(tps):
-        words = "tps not significantly different"
-    return ", ".join([cost_clause(c) for c in shown] + ([words] if words else []))
+    }.get(verdict, f"tps {verdict}")
+
+
+def cost_sentence(tps: dict[str, Any], costs: list[dict[str, Any]]) -> str | None:
+    """``2.0× the WAL per transaction, 4.1× the full-page images, tps within the noise``: the
+    costs worth reporting beside what tps did; None when none is."""
+    clauses = cost_clauses(costs)
+    return ", ".join([*clauses, tps_words(tps)]) if clauses else None

@@ -48,10 +48,7 @@ def latency_line(c: dict[str, Any]) -> str:
     if c["outcome"] in ("better", "worse"):
         verdict += f": {c['outcome']}"
     change = "—" if c["change_pct"] is None else f"{c['change_pct']:+.1f}%"
-    return (
-        f"      {name:<30} {_figure(c['a']):>16} → {_figure(c['b']):<16} "
-        f"{change:>8}  {verdict}"
-    )
+    return f"      {name:<30} {_figure(c['a']):>16} → {_figure(c['b']):<16} {change:>8}  {verdict}"
 
 
 def comparison_lines(c: dict[str, Any], latency: list[dict[str, Any]] | None = None) -> list[str]:

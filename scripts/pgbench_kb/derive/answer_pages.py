@@ -202,17 +202,18 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
             continue
         seen.add(cid)
         workload = (comparison.get("held_equal") or {}).get(WORKLOAD)
-        machines.setdefault(str(comparison.get("machine")), []).append(
-            {
-                "title": item["title"],
-                "url": item["url"],
-                "verdict": item["verdict_words"],
-                "caveats": item["caveats"],
-                "same_disks": bool(comparison.get("same_disks")),
-                "unsafe": item["unsafe"],
-                "context": str(workload) if workload is not None else None,
-            }
-        )
+        entry = {
+            "title": item["title"],
+            "url": item["url"],
+            "verdict": item["verdict_words"],
+            "caveats": item["caveats"],
+            "same_disks": bool(comparison.get("same_disks")),
+            "unsafe": item["unsafe"],
+            "context": str(workload) if workload is not None else None,
+        }
+        if (item.get("costs") or {}).get("clauses"):
+            entry["costs"] = item["costs"]["clauses"]
+        machines.setdefault(str(comparison.get("machine")), []).append(entry)
     for listed in machines.values():
         if len({c["context"] for c in listed}) > 1:
             listed.sort(key=lambda c: str(c["context"] or ""))
