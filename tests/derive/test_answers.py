@@ -46,7 +46,10 @@ def answers_of(derived: Path) -> list[dict]:
 
 def as_text(answer: dict) -> str:
     """An answer page as a reader reads it, in plain lines."""
-    lines = [f"# {answer['title']}", "", answer["lead"], "", "## What the sources concluded"]
+    lines = [f"# {answer['title']}", "", answer["lead"], ""]
+    if answer.get("costs"):
+        lines += [answer["costs"], ""]
+    lines.append("## What the sources concluded")
     for claim in answer["claims"]:
         lines.append(f"- {claim['claim']} ({claim['source']}): {claim['verdict']}")
         lines += [f"    {x}" for x in (claim["checked"], claim["reason"]) if x]
@@ -59,6 +62,8 @@ def as_text(answer: dict) -> str:
             )
             context = f"[{item['context']}] " if item["context"] else ""
             lines.append(f"- {context}{item['title']}{tags}: {item['verdict']}")
+            if item.get("costs"):
+                lines.append(f"    per transaction, B against A: {item['costs']}")
             lines += [f"    {c}" for c in item["caveats"]]
     lines.append("## Not known")
     lines += [f"- {u}" for u in answer["unknown"]]

@@ -81,6 +81,10 @@ def build_answers(
         if c.get("kind") != "span"
     }
     pooled = {str(p.get("id")): p for p in known.get("pooled") or [] if isinstance(p, dict)}
+    costs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in known.get("comparisons") or []:
+        if isinstance(c, dict) and str(c.get("metric")).endswith("_per_txn"):
+            costs[str(c.get("tps_comparison"))].append(c)
     by_family: dict[str, list[dict[str, Any]]] = defaultdict(list)
     left_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison in raw.values():
@@ -126,6 +130,7 @@ def build_answers(
                 groups,
                 left_out=len(_selected(left_out.get(str(spec.get("family")), []), spec)),
                 pooled=pooled,
+                costs=costs,
             )
         fields = LeadFields(values, loaded, f"{where}.lead", slug)
         lead = " ".join(fields.format(" ".join(str(answer["lead"]).split())).split())
@@ -137,6 +142,10 @@ def build_answers(
                 f"{LEAD_WORDS}): {lead}",
                 "shorten the lead",
             )
+        costs_text = None
+        if answer.get("costs"):
+            fields = LeadFields(values, loaded, f"{where}.costs", slug)
+            costs_text = " ".join(fields.format(" ".join(str(answer["costs"]).split())).split())
         answers.append(
             {
                 "slug": slug,
@@ -144,6 +153,7 @@ def build_answers(
                 "title": str(answer["title"]),
                 "label": str(answer["label"]),
                 "lead": lead,
+                "costs": costs_text,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
                 "evidence": _evidence(evidence_raw, shown),
                 "unknown": _unknown(
