@@ -282,7 +282,11 @@ def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(k
     those verdict-less pairs as "4 of 8 not comparable". An incidental pair answers nothing:
     sets and evidence leave it out, the page says how many were left out."""
     planted = copy.deepcopy(known)
-    durability = [c for c in planted["comparisons"] if c.get("factor") == "postgres.settings.fsync"]
+    durability = [
+        c
+        for c in planted["comparisons"]
+        if c.get("factor") == "postgres.settings.fsync" and c.get("metric") == "tps"
+    ]
     judged = [
         c for c in durability
         if c.get("verdict") == "higher" and str(c.get("machine")).startswith("kb-dev-epyc-2c")

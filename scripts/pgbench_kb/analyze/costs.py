@@ -153,7 +153,9 @@ def cost_comparisons(
                 "tps_comparison": c["id"],
                 "a": _side(c["a"], fa),
                 "b": _side(c["b"], fb),
-                "ratio": None if ratio is None else round(ratio, 4),
+                # Significant digits: a cost can fall a thousandfold (blocks read once the
+                # table fits in shared_buffers), which four decimals would write as 0.
+                "ratio": None if ratio is None else float(f"{ratio:.4g}"),
                 "change_pct": None if ratio is None else round((ratio - 1) * 100, 2),
                 "verdict": verdict,
                 "test": test_dict,
