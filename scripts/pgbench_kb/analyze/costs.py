@@ -207,14 +207,35 @@ def reported(c: dict[str, Any]) -> bool:
 
 
 def cost_clause(c: dict[str, Any]) -> str:
-    """``2.0× the WAL per transaction``, ``0.5× the blocks read``; a zero side reads
-    ``the full-page images: none → 0.41 per transaction``."""
+    """``2.0× the WAL per transaction``, ``0.52× the blocks read``, ``1/230,000 of the blocks
+    read``; a zero side reads ``the full-page images: none → 0.41 per transaction``."""
     words = COST_WORDS[c["metric"]][1]
     if c.get("ratio") is None:
         a, b = c["a"]["center"], c["b"]["center"]
         what = words.removesuffix(" per transaction")
         return f"{what}: {_amount(a)} → {_amount(b)} per transaction"
-    return f"{fmt.times(c['ratio'])} {words}"
+    return span_clause(c["metric"], [float(c["ratio"])])
+
+
+def _fraction(ratio: float) -> str:
+    """``1/230,000``: a ratio under 0.1 as the fraction it is (``0.0000044×`` reads as
+    nothing)."""
+    return f"1/{fmt.figure(float(f'{1 / ratio:.2g}'), 2)}"
+
+
+def span_clause(metric: str, ratios: list[float]) -> str:
+    """``2.0× the WAL per transaction``, ``3.9–4.0× the full-page images``, ``1/270,000 to
+    1/230,000 of the blocks read``: the ratios of one cost (all above zero), lowest to
+    highest."""
+    words = COST_WORDS[metric][1]
+    low, high = min(ratios), max(ratios)
+    if high < 0.1:
+        span = {_fraction(low), _fraction(high)}
+        return f"{' to '.join(sorted(span, key=len, reverse=True))} of {words}"
+    if low < 0.1:
+        return f"{_fraction(low)} to {fmt.times(high)} {words}"
+    a, b = str(fmt.times(low)), str(fmt.times(high))
+    return f"{a} {words}" if a == b else f"{a.removesuffix('×')}–{b} {words}"
 
 
 def _amount(value: float) -> str:

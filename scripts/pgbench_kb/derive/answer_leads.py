@@ -10,7 +10,7 @@ import string
 from typing import Any
 
 from pgbench_kb import numbers as fmt
-from pgbench_kb.analyze.costs import COST_WORDS, SMALLEST_CHANGE_PCT, cost_clause, reported
+from pgbench_kb.analyze.costs import SMALLEST_CHANGE_PCT, cost_clause, reported, span_clause
 from pgbench_kb.analyze.txcosts import COSTS
 from pgbench_kb.derive.answers_file import answer_error
 from pgbench_kb.runs.runfile import Loaded
@@ -227,9 +227,7 @@ class SetFigures:
             if len(ratios) < len(decided):
                 clauses.append(cost_clause(decided[0]))
                 continue
-            low, high = fmt.times(ratios[0]), fmt.times(ratios[-1])
-            span = low if low == high else f"{str(low).removesuffix('×')}–{high}"
-            clauses.append(f"{span} {COST_WORDS[metric][1]}")
+            clauses.append(span_clause(metric, ratios))
         if not clauses:
             return f"no cost per transaction changed by {fmt.figure(SMALLEST_CHANGE_PCT)}% or more"
         return _and(clauses)
