@@ -146,7 +146,16 @@ def test_a_zero_side_is_told_as_zero_never_as_minus_100_percent(fpi_a, fpi_b, ve
     assert fpi["verdict"] == verdict
     assert fpi["ratio"] is None or verdict == "spread_unknown"
     assert fpi["change_pct"] is None or verdict == "spread_unknown"
-    assert fpi["test"]["ci95_ratio"] is None and fpi["family"] is None  # no test, no family
+    assert fpi["test"]["ci95_ratio"] is None  # no interval: 0 against x has no ratio
+    if verdict == "spread_unknown":
+        assert fpi["family"] is None and fpi["test"]["method"] is None
+    else:
+        # Every run of one side below every run of the other, 5 against 5: exact
+        # Mann–Whitney, two-sided p = 2 / C(10, 5) = 2 / 252, tested in its Holm family.
+        assert fpi["test"] == {
+            "method": "mann-whitney-exact", "ci95_ratio": None, "df": None, "p": 0.00793651
+        }  # fmt: skip
+        assert fpi["family"]["significant"] and fpi["family"]["id"].endswith("wal_fpi_per_txn")
     assert fpi["zero_runs"] == {"a": fpi_a.count(0.0), "b": fpi_b.count(0.0)}
     sentence = cost_sentence(tps, list(costs.values()))
     if verdict == "higher":
@@ -159,6 +168,17 @@ def test_a_zero_side_is_told_as_zero_never_as_minus_100_percent(fpi_a, fpi_b, ve
         )
     else:
         assert sentence is None
+
+
+def test_zero_against_not_zero_in_two_runs_each_is_not_enough() -> None:
+    """Two runs a side: 2 / C(4, 2) = 0.33, no verdict outside the noise."""
+    a = _group("a", 1000, [500 * s for s in NOISE], [0.0] * 5)[:2]
+    b = _group("b", 1000, [500 * s for s in NOISE], [0.03] * 5,
+               **{"postgres.settings.checkpoint_timeout": "30s"})[:2]  # fmt: skip
+    tps, costs = _costs(_known(a, b))
+    fpi = costs["wal_fpi_per_txn"]
+    assert (fpi["verdict"], fpi["test"]["p"]) == ("within_noise", 0.333333)
+    assert not reported(fpi) and cost_sentence(tps, [fpi]) is None
 
 
 def test_a_cost_zero_on_both_sides_is_not_compared() -> None:

@@ -16,17 +16,19 @@ checkpoint has none):
 
 * a metric that is zero in every run of both sides is not compared;
 * a side with a zero run cannot enter the test of the logarithms: the comparison has no
-  interval and no p (so it is in no family and supports no finding); when one side is zero in
-  every run and the other above zero in every run, the verdict says which is higher (the
-  difference is there in every run) with ``ratio`` and ``change_pct`` null (``0 → x`` is
-  not −100% or "infinitely more"); otherwise ``spread_unknown``. ``zero_runs`` counts each
-  side's zero runs.
+  interval; when one side is zero in every run and the other above zero in every run (two
+  runs or more each, in one session), the verdict says which is higher, tested by the exact
+  Mann–Whitney test (complete separation: two-sided p = 2 / C(nₐ + n_b, nₐ), in the
+  question's Holm family like any test), with ``ratio`` and ``change_pct`` null (``0 → x``
+  is not −100% or "infinitely more"); otherwise ``spread_unknown``. ``zero_runs`` counts
+  each side's zero runs.
 
 ``SMALLEST_CHANGE_PCT`` is the smallest change a page reports (``reported``).
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Any
 
@@ -97,14 +99,28 @@ def _side(side: dict[str, Any], figures: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _zero_verdict(fa: dict[str, Any], fb: dict[str, Any]) -> str:
-    """The verdict when a side has zero runs: which is higher when one side is zero in every
-    run and the other in none, else ``spread_unknown``."""
-    if fa["zeros"] == fa["n"] and fb["zeros"] == 0:
-        return "higher"
-    if fb["zeros"] == fb["n"] and fa["zeros"] == 0:
-        return "lower"
-    return "spread_unknown"
+#: The test of a side zero in every run against one above zero in every run.
+ZERO_METHOD = "mann-whitney-exact"
+
+
+def _zero_verdict(
+    fa: dict[str, Any], fb: dict[str, Any], *, one_session: bool
+) -> tuple[str, dict[str, Any]]:
+    """The verdict and test when a side has zero runs: which is higher when one side is zero
+    in every run and the other in none (two runs or more each), by the exact Mann–Whitney
+    test (every run of one side below every run of the other: two-sided p = 2 / C(nₐ + n_b,
+    nₐ)), for two sides measured in one session; else ``spread_unknown`` with no test."""
+    none: dict[str, Any] = {"method": None, "ci95_ratio": None, "df": None}
+    na, nb = fa["n"], fb["n"]
+    if na < 2 or nb < 2 or not one_session:
+        return "spread_unknown", none
+    p = float(f"{min(1.0, 2.0 / math.comb(na + nb, na)):.6g}")
+    test = {"method": ZERO_METHOD, "ci95_ratio": None, "df": None, "p": p}
+    if fa["zeros"] == na and fb["zeros"] == 0:
+        return ("higher" if p < 0.05 else "within_noise"), test
+    if fb["zeros"] == nb and fa["zeros"] == 0:
+        return ("lower" if p < 0.05 else "within_noise"), test
+    return "spread_unknown", none
 
 
 def cost_comparisons(
@@ -143,8 +159,8 @@ def cost_comparisons(
             )
             verdict, test_dict = test.verdict, test.as_dict()
             if zero and verdict != "not_comparable":
-                verdict = _zero_verdict(fa, fb)
-                test_dict = {"method": None, "ci95_ratio": None, "df": None}
+                # The rank test knows nothing of a session's own level: inside one only.
+                verdict, test_dict = _zero_verdict(fa, fb, one_session=sessions["shared"])
             ratio = fb["center"] / fa["center"] if fa["center"] > 0 and fb["center"] > 0 else None
             entry = {
                 **c,
@@ -196,14 +212,12 @@ def _between(
 
 
 def reported(c: dict[str, Any]) -> bool:
-    """A cost comparison worth a reader's sentence: one side zero in every run and the other
-    in none, or a change of at least ``SMALLEST_CHANGE_PCT`` that is significant after the
-    family-wise adjustment (its pooled estimate's, when it is a session of one)."""
-    if c.get("verdict") not in ("higher", "lower"):
+    """A cost comparison worth a reader's sentence: significant after the family-wise
+    adjustment (its pooled estimate's, when it is a session of one) and either a change of at
+    least ``SMALLEST_CHANGE_PCT`` or one side zero in every run and the other in none."""
+    if c.get("verdict") not in ("higher", "lower") or not significant(c):
         return False
-    if c.get("change_pct") is None:
-        return True
-    return abs(float(c["change_pct"])) >= SMALLEST_CHANGE_PCT and significant(c)
+    return c.get("change_pct") is None or abs(float(c["change_pct"])) >= SMALLEST_CHANGE_PCT
 
 
 def cost_clause(c: dict[str, Any]) -> str:
