@@ -9,10 +9,10 @@ metric (``docs/comparisons.md``, "Per-transaction costs"). Nothing is stored in 
 loader derives the figures once per run (``load.record_of``), from a handful of numbers.
 
 For every tps comparison whose two groups both have a cost, one more entry of ``comparisons``
-per cost metric (``cost_comparisons``), shaped like a latency comparison (same sides, sessions
-rules and test, ``tps_comparison`` naming its tps comparison, ``better_when: lower``). The
-rule for zero values (a full-page image is written only after a checkpoint, so a run with no
-checkpoint has none):
+per cost metric (``cost_comparisons``; none where the sides are ``not_comparable``), shaped
+like a latency comparison (same sides, sessions rules and test, ``tps_comparison`` naming its
+tps comparison, ``better_when: lower``). The rule for zero values (a full-page image is
+written only after a checkpoint, so a run with no checkpoint has none):
 
 * a metric that is zero in every run of both sides is not compared;
 * a side with a zero run cannot enter the test of the logarithms: the comparison has no
@@ -126,7 +126,8 @@ def _zero_verdict(
 def cost_comparisons(
     comparisons: list[dict[str, Any]], groups: list[Group]
 ) -> list[dict[str, Any]]:
-    """One cost comparison per tps comparison and cost both groups have (not zero in both)."""
+    """One cost comparison per tps comparison and cost both groups have (not zero in both),
+    unless the two sides cannot be compared (``not_comparable``: none is written)."""
     by_id = {g.id: g for g in groups}
     found: dict[str, dict[str, dict[str, Any]]] = {}
 
@@ -158,7 +159,12 @@ def cost_comparisons(
                 by_design[metric],
             )
             verdict, test_dict = test.verdict, test.as_dict()
-            if zero and verdict != "not_comparable":
+            if verdict == "not_comparable":
+                # Nothing to judge it by (two sessions, no estimate of how far they move this
+                # cost): its tps comparison already says why, and an entry per cost would be
+                # most of the JSON (four in five of the shipped pairs) for no verdict.
+                continue
+            if zero:
                 # The rank test knows nothing of a session's own level: inside one only.
                 verdict, test_dict = _zero_verdict(fa, fb, one_session=sessions["shared"])
             ratio = fb["center"] / fa["center"] if fa["center"] > 0 and fb["center"] > 0 else None
