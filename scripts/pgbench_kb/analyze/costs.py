@@ -136,15 +136,27 @@ def cost_comparisons(
             found[gid] = group_costs(by_id[gid]) if gid in by_id else {}
         return found[gid]
 
-    between = _between(groups, of)
-    by_design = _between(groups, of, by_design=True)
+    where = {g.id: (session_of(g), g.hardware_key, design_of(g)) for g in groups}
+    # Keyed by machine and design, as tps's (``sessions.machine_between``): how far sessions
+    # of runs made this way move this cost.
+    between = _between(groups, of, where)
     inside = compared_inside(groups)
     out = []
     for c in comparisons:
         ca, cb = of(c["a"]["group"]), of(c["b"]["group"])
-        if not ca or not cb or c.get("kind") == "span":
+        if not ca or not cb or c.get("kind") == "span" or _apart(c.get("sessions") or {}):
             continue
+        (sa, machine_a, design_a), (sb, machine_b, _d) = (
+            where[c["a"]["group"]],
+            where[c["b"]["group"]],
+        )
         for metric in COSTS:
+            if sa != sb and (
+                machine_a != machine_b or (machine_a, design_a) not in between[metric]
+            ):
+                # Two sessions and nothing that says how far they move this cost: not
+                # comparable whatever the values (``judge``'s first test), and not written.
+                continue
             fa, fb = ca.get(metric), cb.get(metric)
             if fa is None or fb is None or (fa["zeros"] == fa["n"] and fb["zeros"] == fb["n"]):
                 continue
@@ -156,7 +168,7 @@ def cost_comparisons(
                 between[metric],
                 c["differs_also"],
                 inside,
-                by_design[metric],
+                between[metric],
             )
             verdict, test_dict = test.verdict, test.as_dict()
             if verdict == "not_comparable":
@@ -192,27 +204,37 @@ def cost_comparisons(
     return out
 
 
+def _apart(info: dict[str, Any]) -> bool:
+    """The tps comparison's sides are not comparable for a reason no cost changes (``judge``):
+    sessions that also ran each trial differently, a source's figures, or the same two
+    configurations compared inside one session elsewhere."""
+    if info.get("shared") is not False:
+        return False
+    sources = any(str(info.get(side, "")).startswith("source ") for side in ("a", "b"))
+    return bool(info.get("how_run_differs") or info.get("compared_inside") or sources)
+
+
 def _outcome(verdict: str) -> str:
     """A cost is better lower."""
     return {"higher": "worse", "lower": "better"}.get(verdict, verdict)
 
 
 def _between(
-    groups: list[Group], of: Any, *, by_design: bool = False
+    groups: list[Group], of: Any, where: dict[str, tuple[str, Any, Any]]
 ) -> dict[str, dict[Any, Between]]:
-    """Each cost's between-session variance per machine (as tps's), from the groups measured
-    in bench sessions with no zero run (a logarithm needs a positive value)."""
+    """Each cost's between-session variance per machine and design (``sessions.design_of``),
+    as tps's, from the groups with no zero run (a logarithm needs a positive value) that are
+    not a source's figures."""
     out = {}
     for metric in COSTS:
         cells = []
         for g in groups:
-            session = session_of(g)
+            session, machine, design = where[g.id]
             figures = of(g.id).get(metric)
             if figures is None or figures["zeros"] or session.startswith("source "):
                 continue
             values = figures["values"] or [figures["center"]]
-            key = (g.hardware_key, design_of(g)) if by_design else g.hardware_key
-            cells.append((key, g.factor_key, session, values))
+            cells.append(((machine, design), g.factor_key, session, values))
         out[metric] = estimate(cells)
     return out
 
