@@ -213,3 +213,18 @@ def test_the_shipped_data_has_cost_comparisons_with_verdicts() -> None:
         assert costs["wal_bytes_per_txn"]["family"]["significant"]
         sentence = cost_sentence(c, by_tps[c["id"]])
         assert sentence is not None and sentence.startswith("2.0× the WAL per transaction, ")
+
+
+def test_kb_compare_s_table_gives_costs_under_their_tps_line() -> None:
+    from pgbench_kb.analyze.render import render_table
+
+    a = _group("a", 1000, [500 * s for s in NOISE], [0.0] * 5)
+    b = _group("b", 1010, [1000 * s for s in NOISE], [0.03] * 5,
+               **{"postgres.settings.checkpoint_timeout": "30s"})  # fmt: skip
+    text = render_table(_known(a, b))
+    assert "; 0 latency comparison(s) and 2 per-transaction cost comparison(s) under" in text
+    lines = text.splitlines()
+    wal = next(x for x in lines if x.strip().startswith("wal_bytes_per_txn"))
+    fpi = next(x for x in lines if x.strip().startswith("wal_fpi_per_txn"))
+    assert wal.split()[-3:] == ["+100.0%", "higher:", "worse"], wal
+    assert fpi.split()[-3:] == ["—", "higher:", "worse"], fpi  # 0 → 0.03: no percentage
