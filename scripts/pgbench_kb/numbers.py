@@ -168,3 +168,12 @@ def ratio(value: Any) -> str | None:
     if not _is_number(value):
         return None
     return f"{value:,.2f}×"
+
+
+def times(value: Any) -> str | None:
+    """``2.0×``, ``0.52×``, ``14×``: how many times as much, two significant digits (a
+    trailing zero kept: ``2.0×`` is not ``2×``)."""
+    if not _is_number(value) or value <= 0:
+        return None
+    decimals = max(0, 1 - math.floor(math.log10(value)))
+    return f"{format(value, _fixed(decimals))}×"

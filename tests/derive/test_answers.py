@@ -47,7 +47,10 @@ def answers_of(derived: Path) -> list[dict]:
 
 def as_text(answer: dict) -> str:
     """An answer page as a reader reads it, in plain lines."""
-    lines = [f"# {answer['title']}", "", answer["lead"], "", "## What the sources concluded"]
+    lines = [f"# {answer['title']}", "", answer["lead"], ""]
+    if answer.get("costs"):
+        lines += [answer["costs"], ""]
+    lines.append("## What the sources concluded")
     for claim in answer["claims"]:
         lines.append(f"- {claim['claim']} ({claim['source']}): {claim['verdict']}")
         lines += [f"    {x}" for x in (claim["checked"], claim["reason"]) if x]
@@ -60,6 +63,8 @@ def as_text(answer: dict) -> str:
             )
             context = f"[{item['context']}] " if item["context"] else ""
             lines.append(f"- {context}{item['title']}{tags}: {item['verdict']}")
+            if item.get("costs"):
+                lines.append(f"    per transaction, B against A: {item['costs']}")
             lines += [f"    {c}" for c in item["caveats"]]
     lines.append("## Not known")
     lines += [f"- {u}" for u in answer["unknown"]]
@@ -286,7 +291,11 @@ def test_pairs_of_sessions_run_differently_are_left_out_of_answers_and_counted(k
     those verdict-less pairs as "4 of 8 not comparable". An incidental pair answers nothing:
     sets and evidence leave it out, the page says how many were left out."""
     planted = copy.deepcopy(known)
-    durability = [c for c in planted["comparisons"] if c.get("factor") == "postgres.settings.fsync"]
+    durability = [
+        c
+        for c in planted["comparisons"]
+        if c.get("factor") == "postgres.settings.fsync" and c.get("metric") == "tps"
+    ]
     judged = [
         c for c in durability
         if c.get("verdict") == "higher" and str(c.get("machine")).startswith("kb-dev-epyc-2c")

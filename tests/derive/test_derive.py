@@ -434,7 +434,40 @@ def test_comparison_pages_show_latency_the_way_latency_reads(tmp_path):
             assert line["words"] != "higher: worse", line
     download = json.loads((out / "static" / "downloads" / "comparisons.json").read_text())
     metrics = {c.get("metric") for c in download["comparisons"]}
-    assert {"tps", "latency_avg_ms"} <= metrics
+    assert {"tps", "latency_avg_ms", "wal_bytes_per_txn", "wal_fpi_per_txn"} <= metrics
+    _costs_read_as_costs(out)
+
+
+def _costs_read_as_costs(out: Path) -> None:
+    """Issue 36: per-transaction costs beside tps on comparison pages (words and a table, a
+    higher cost never a gain) and on configuration pages (the words after the verdict)."""
+    words, rows = [], []
+    for page in (out / "content" / "comparisons").glob("*.md"):
+        front = json.loads(page.read_text(encoding="utf-8").split("\n", 1)[0])
+        for item in front["params"].get("comparisons") or []:
+            if item.get("costs"):
+                words.append((item["title"], item["costs"]["words"]))
+                rows.extend(item["costs"]["rows"])
+    assert any(
+        title.startswith("checkpoint_timeout: 1800s → 30s")
+        and (w or "").startswith("2.0× the WAL per transaction, ")
+        and (w or "").endswith(", tps within the noise")
+        for title, w in words
+    ), words
+    held_back = ("not significant once adjusted", "by less than 5%")
+    for row in rows:
+        if row["verdict"] == "worse":
+            assert row["change"][0] in "+±—", row
+            assert row["words"] == "higher: worse" or row["words"].endswith(held_back), row
+        if row["verdict"] == "better":
+            assert row["change"][0] in "−±—", row
+            assert row["words"] == "lower: better" or row["words"].endswith(held_back), row
+        assert "better" not in row["words"] or row["verdict"] == "better", row
+    listed = []
+    for page in (out / "content" / "groups").glob("*.md"):
+        front = json.loads(page.read_text(encoding="utf-8").split("\n", 1)[0])
+        listed += [c["costs"] for c in front["params"].get("comparisons") or [] if c.get("costs")]
+    assert any("the full-page images" in c for c in listed), "no configuration page shows costs"
 
 
 def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):

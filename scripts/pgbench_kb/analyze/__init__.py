@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pgbench_kb.analyze.claims import check_claims, load_claims
+from pgbench_kb.analyze.costs import cost_comparisons
 from pgbench_kb.analyze.curves import curves_of
 from pgbench_kb.analyze.findings import findings_of
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
@@ -40,9 +41,10 @@ def knowledge_from_runs(
     """The Comparisons JSON object for already-loaded runs (and claims to check); ``root``
     holds the raw files stability reads (without it, series kept only there are not read).
 
-    ``latency``: add the latency comparisons (and their findings) to ``comparisons``; ``kb
-    compare`` (``build_knowledge``) and ``kb derive`` turn it on. Off by default for callers
-    that read every comparison as tps."""
+    ``latency``: add the latency comparisons (and their findings) and the per-transaction
+    cost comparisons (``analyze/costs.py``) to ``comparisons``; ``kb compare``
+    (``build_knowledge``) and ``kb derive`` turn it on. Off by default for callers that read
+    every comparison as tps."""
     groups: list[Group] = build_groups(runs)
     tps = find_comparisons(groups)
     add_noise_context(tps, groups)
@@ -50,7 +52,7 @@ def knowledge_from_runs(
     comparisons = tps
     if latency:
         comparisons = sorted(
-            tps + latency_comparisons(tps, groups),
+            tps + latency_comparisons(tps, groups) + cost_comparisons(tps, groups),
             key=lambda c: (c["machine"], c["factor"], c["id"]),
         )
     pooled = pooled_of(comparisons, {g.id: repr(configuration(g)) for g in groups})

@@ -25,7 +25,7 @@ from typing import Any
 from pgbench_kb.analyze import ranking
 from pgbench_kb.analyze.confounds import labelled
 from pgbench_kb.analyze.describe import caveat_text, value_text
-from pgbench_kb.analyze.latency import METRIC_WORDS, outcome
+from pgbench_kb.analyze.latency import METRIC_WORDS, METRICS, outcome
 from pgbench_kb.analyze.multiplicity import significant
 from pgbench_kb.numbers import figure
 
@@ -343,7 +343,7 @@ def findings_of(
     pooled_by_id = {p["id"]: p for p in pooled or []}
     latency: dict[str, list[dict[str, Any]]] = {}
     for c in comparisons:
-        if c.get("metric", "tps") != "tps" and c["verdict"] != "not_comparable":
+        if c.get("metric") in METRICS and c["verdict"] != "not_comparable":
             latency.setdefault(c["tps_comparison"], []).append(c)
     ranked: list[tuple[list[Any], list[dict[str, Any]]]] = []
     for c in comparisons:

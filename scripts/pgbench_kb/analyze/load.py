@@ -21,6 +21,7 @@ from typing import Any
 from pgbench_kb.analyze.factors import kind_of, skipped
 from pgbench_kb.analyze.latency_trust import log_counts, remember, trust_of_run
 from pgbench_kb.analyze.runseries import SERVER_STATS_UNREAD, run_facts
+from pgbench_kb.analyze.txcosts import COST_COUNTERS, run_costs
 from pgbench_kb.errors import KbError, RunFileError, UsageError
 from pgbench_kb.parallel import MAX_WORKERS, map_in_workers, worker_count
 from pgbench_kb.runs.files import run_files
@@ -30,14 +31,15 @@ from pgbench_kb.runs.tryout import is_smoke
 PARALLEL_FROM = 400
 #: Parts of a run file the analysis never reads (the fast reader skips them unparsed).
 #: ``raw``, ``results.progress``, ``results.latency_percentiles_ms`` and the checkpoint
-#: counters of ``server_stats`` are read: stability and curves use them.
+#: counters of ``server_stats`` are read: stability and curves use them; so are the counters
+#: the per-transaction costs divide (``txcosts.COST_COUNTERS``).
 SKIP = frozenset(
     (
         "provenance.declared",
         "provenance.masked",
         "provenance.notes",
         "results.statements",
-        *(f"server_stats.{name}" for name in SERVER_STATS_UNREAD),
+        *(f"server_stats.{name}" for name in SERVER_STATS_UNREAD if name not in COST_COUNTERS),
     )
 )
 
@@ -72,6 +74,8 @@ class RunRecord:
     latency_trust: dict[str, Any] | None = None
     #: Each transaction log's (cache key, (zeros, logged)): ``latency_trust.log_counts``.
     log_counts: tuple[Any, ...] = ()
+    #: Per-transaction costs (``txcosts.run_costs``): metric → value.
+    costs: dict[str, float] = field(default_factory=dict)
 
 
 def key(value: Any) -> Any:
@@ -178,6 +182,7 @@ def record_of(data: dict[str, Any], path: str, root: Path | None = None) -> RunR
         series=run_facts(data),
         disturbed=disturbed_reason(data.get("machine_load")),
         smoke=is_smoke(data),
+        costs=run_costs(data),
     )
     if root is not None:
         rec.log_counts = log_counts(data, root, path)

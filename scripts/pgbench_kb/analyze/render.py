@@ -13,6 +13,7 @@ from pgbench_kb import jsontext
 from pgbench_kb.analyze.describe import caveat_text, value_text
 from pgbench_kb.analyze.findings import what_figure
 from pgbench_kb.analyze.latency import METRICS
+from pgbench_kb.analyze.txcosts import COSTS
 from pgbench_kb.numbers import figure
 from pgbench_kb.parallel import Forked, cores
 
@@ -39,15 +40,15 @@ def _short(text: str, width: int) -> str:
 
 
 def latency_line(c: dict[str, Any]) -> str:
-    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse``."""
-    name = f"latency {METRICS[c['metric']][1]} (ms)"
+    """``latency avg (ms)   3.303 ±2.0% → 6.701 ±3.1%   +102.9%  higher: worse``; a cost
+    reads ``wal_bytes_per_txn``, its change ``—`` when a side is zero."""
+    metric = c["metric"]
+    name = f"latency {METRICS[metric][1]} (ms)" if metric in METRICS else metric
     verdict = VERDICT_TEXT[c["verdict"]]
     if c["outcome"] in ("better", "worse"):
         verdict += f": {c['outcome']}"
-    return (
-        f"      {name:<30} {_figure(c['a']):>16} → {_figure(c['b']):<16} "
-        f"{c['change_pct']:+7.1f}%  {verdict}"
-    )
+    change = "—" if c["change_pct"] is None else f"{c['change_pct']:+.1f}%"
+    return f"      {name:<30} {_figure(c['a']):>16} → {_figure(c['b']):<16} {change:>8}  {verdict}"
 
 
 def comparison_lines(c: dict[str, Any], latency: list[dict[str, Any]] | None = None) -> list[str]:
@@ -183,8 +184,13 @@ def render_table(knowledge: dict[str, Any]) -> str:
         "figures are tps (centre ±CV when the runs are known), B against A"
     )
     if latency:
-        count = sum(len(x) for x in latency.values())
-        head += f"; {count} latency comparison(s) under their tps line (lower is better)"
+        found = [x for listed in latency.values() for x in listed]
+        count = sum(1 for x in found if x["metric"] in METRICS)
+        costs = sum(1 for x in found if x["metric"] in COSTS)
+        head += f"; {count} latency comparison(s)"
+        if costs:
+            head += f" and {costs} per-transaction cost comparison(s)"
+        head += " under their tps line (lower is better)"
     untrusted = knowledge.get("latency_trust") or []
     if untrusted:
         head += f"; latencies of {len(untrusted)} run(s) not judged (latency_trust in --json)"

@@ -48,6 +48,7 @@ sessions (one degree of freedom) the interval is very wide, as it should be.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -271,8 +272,12 @@ def _why_not(
 def design_of(group: Any) -> tuple[str, ...]:
     """How a group's runs were made (``HOW_RUN``: run length, warm-up, pgbench's version), as
     a key: sessions are pooled for the between-session variance only with the design held
-    constant."""
-    return tuple(
+    constant. Kept on the group once made (``_design``): every comparison and metric asks
+    again (tens of thousands of times on 10,000 runs)."""
+    found = getattr(group, "_design", None)
+    if found is not None:
+        return found
+    found = tuple(
         repr(
             sorted(
                 (k, v) for k, v in group.incidental.items() if k == name or k.startswith(name + ".")
@@ -280,6 +285,9 @@ def design_of(group: Any) -> tuple[str, ...]:
         )
         for name in HOW_RUN
     )
+    with contextlib.suppress(AttributeError):  # a frozen or slotted stand-in: made each time
+        group._design = found
+    return found
 
 
 def machine_between(groups: list[Any]) -> dict[Any, Between]:

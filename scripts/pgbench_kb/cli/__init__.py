@@ -113,8 +113,8 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "compare",
-        "controlled comparisons of groups of repeats (tps and latency), with noise-aware "
-        "verdicts, curves, stability, interactions and findings",
+        "controlled comparisons of groups of repeats (tps, latency and per-transaction costs), "
+        "with noise-aware verdicts, curves, stability, interactions and findings",
         "kb compare --machine hp-proliant-dl380-g4 --factor storage.data.array.level\n"
         "  kb compare --factor benchmark.clients\n"
         "  kb compare --json > comparisons.json",

@@ -10,6 +10,8 @@ import string
 from typing import Any
 
 from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.costs import SMALLEST_CHANGE_PCT, cost_clause, reported, span_clause
+from pgbench_kb.analyze.txcosts import COSTS
 from pgbench_kb.derive.answers_file import answer_error
 from pgbench_kb.runs.runfile import Loaded
 
@@ -115,11 +117,18 @@ class SetFigures:
         groups: dict[str, Any],
         left_out: int = 0,
         pooled: dict[str, dict[str, Any]] | None = None,
+        costs: dict[str, list[dict[str, Any]]] | None = None,
     ):
         self.items = items
         self._groups = groups
         self._left_out = left_out
         self.tests = _tests(items, pooled or {})
+        self._costs = [
+            c
+            for item in items
+            for c in (costs or {}).get(str(item.get("id")), [])
+            if c.get("verdict") != "not_comparable"
+        ]
 
     def _count(self, verdict: str) -> int:
         return sum(1 for t in self.tests if _verdict(t) == verdict)
@@ -199,6 +208,29 @@ class SetFigures:
             return "not bounded"
         low, high = fmt.change(100 * (min(lows) - 1)), fmt.change(100 * (max(highs) - 1))
         return f"between {low} and {high}"
+
+    @property
+    def costs(self) -> str:
+        """``2.0× the WAL per transaction and 3.9–4.0× the full-page images``: each cost that
+        every decided comparison of the set reports the same way (``costs.reported``: at least
+        the smallest change worth reporting, significant once adjusted, or zero against not),
+        as a range over them; ``no cost per transaction changed by 5% or more`` when none."""
+        clauses = []
+        for metric in COSTS:
+            found = [c for c in self._costs if c.get("metric") == metric]
+            decided = [c for c in found if c.get("verdict") in ("higher", "lower", "within_noise")]
+            if not decided or not all(reported(c) for c in decided):
+                continue
+            if len({c["verdict"] for c in decided}) > 1:
+                continue
+            ratios = sorted(float(c["ratio"]) for c in decided if c.get("ratio") is not None)
+            if len(ratios) < len(decided):
+                clauses.append(cost_clause(decided[0]))
+                continue
+            clauses.append(span_clause(metric, ratios))
+        if not clauses:
+            return f"no cost per transaction changed by {fmt.figure(SMALLEST_CHANGE_PCT)}% or more"
+        return _and(clauses)
 
     @property
     def machines(self) -> str:

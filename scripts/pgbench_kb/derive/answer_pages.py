@@ -81,6 +81,10 @@ def build_answers(
         if c.get("kind") != "span"
     }
     pooled = {str(p.get("id")): p for p in known.get("pooled") or [] if isinstance(p, dict)}
+    costs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for c in known.get("comparisons") or []:
+        if isinstance(c, dict) and str(c.get("metric")).endswith("_per_txn"):
+            costs[str(c.get("tps_comparison"))].append(c)
     by_family: dict[str, list[dict[str, Any]]] = defaultdict(list)
     left_out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison in raw.values():
@@ -126,6 +130,7 @@ def build_answers(
                 groups,
                 left_out=len(_selected(left_out.get(str(spec.get("family")), []), spec)),
                 pooled=pooled,
+                costs=costs,
             )
         fields = LeadFields(values, loaded, f"{where}.lead", slug)
         lead = " ".join(fields.format(" ".join(str(answer["lead"]).split())).split())
@@ -137,6 +142,10 @@ def build_answers(
                 f"{LEAD_WORDS}): {lead}",
                 "shorten the lead",
             )
+        costs_text = None
+        if answer.get("costs"):
+            fields = LeadFields(values, loaded, f"{where}.costs", slug)
+            costs_text = " ".join(fields.format(" ".join(str(answer["costs"]).split())).split())
         answers.append(
             {
                 "slug": slug,
@@ -145,6 +154,7 @@ def build_answers(
                 "label": str(answer["label"]),
                 "lead": lead,
                 "scope": " ".join(str(answer.get("scope") or "").split()) or None,
+                "costs": costs_text,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
                 "pooled": verdict_sections.pooled_shown(known, _shown_of(evidence_raw, shown)),
                 "evidence": _evidence(evidence_raw, shown),
@@ -214,17 +224,18 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
             continue
         seen.add(cid)
         workload = (comparison.get("held_equal") or {}).get(WORKLOAD)
-        machines.setdefault(str(comparison.get("machine")), []).append(
-            {
-                "title": item["title"],
-                "url": item["url"],
-                "verdict": item["verdict_words"],
-                "caveats": item["caveats"],
-                "same_disks": bool(comparison.get("same_disks")),
-                "unsafe": item["unsafe"],
-                "context": str(workload) if workload is not None else None,
-            }
-        )
+        entry = {
+            "title": item["title"],
+            "url": item["url"],
+            "verdict": item["verdict_words"],
+            "caveats": item["caveats"],
+            "same_disks": bool(comparison.get("same_disks")),
+            "unsafe": item["unsafe"],
+            "context": str(workload) if workload is not None else None,
+        }
+        if (item.get("costs") or {}).get("clauses"):
+            entry["costs"] = item["costs"]["clauses"]
+        machines.setdefault(str(comparison.get("machine")), []).append(entry)
     for listed in machines.values():
         if len({c["context"] for c in listed}) > 1:
             listed.sort(key=lambda c: str(c["context"] or ""))

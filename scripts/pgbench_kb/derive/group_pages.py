@@ -20,6 +20,7 @@ from pgbench_kb.derive.comparison_pages import (
     write_comparison_pages,
     write_curves,
 )
+from pgbench_kb.derive.cost_shown import costs_shown, is_cost
 from pgbench_kb.derive.run_pages import run_url
 from pgbench_kb.derive.writer import Site
 
@@ -111,9 +112,13 @@ def place_knowledge(
     every = [c for c in known.get("comparisons") or [] if isinstance(c, dict)]
     comparisons = [c for c in every if c.get("metric", "tps") == "tps"]
     latency_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    costs_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in every:
         if c.get("tps_comparison"):
-            latency_of[str(c["tps_comparison"])].append(latency_shown(c))
+            if is_cost(c):
+                costs_of[str(c["tps_comparison"])].append(c)
+            else:
+                latency_of[str(c["tps_comparison"])].append(latency_shown(c))
     family_of = [
         knowledge.family_of(str(c.get("factor")), c.get("factor_family")) for c in comparisons
     ]
@@ -130,16 +135,20 @@ def place_knowledge(
         shown["latency_note"] = (comparison.get("latency_untrusted") or {}).get("reason")
         if waits := bottleneck.comparison_waits(comparison, evidence_of):
             shown["waits"] = waits
+        costs = costs_shown(comparison, costs_of.get(str(comparison.get("id")), []))
+        if costs is not None:
+            shown["costs"] = costs
         families[family].append(shown)
         for side_name in ("a", "b"):
             for run_id in shown[side_name]["runs"]:
-                run_links[run_id]["comparisons"].append(
-                    {
-                        "title": shown["title"],
-                        "url": shown["url"],
-                        "verdict": shown["verdict_words"],
-                    }
-                )
+                link = {
+                    "title": shown["title"],
+                    "url": shown["url"],
+                    "verdict": shown["verdict_words"],
+                }
+                if costs is not None and costs["clauses"]:
+                    link["costs"] = costs["clauses"]
+                run_links[run_id]["comparisons"].append(link)
     for item in known.get("stability") or []:
         if isinstance(item, dict) and item.get("run"):
             texts = [str(x.get("text")) for x in item.get("series") or [] if x.get("text")]
