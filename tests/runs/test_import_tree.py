@@ -101,9 +101,7 @@ def test_a_tree_becomes_one_run_per_output_with_its_figures(root: Path) -> None:
         "imported 4 runs in 3 repeat groups and 2 sessions; 1 files did not match files.pattern"
     )
     imported = runs(root)
-    assert sorted(imported) == sorted(
-        p.relative_to(TREE).as_posix() for p in TREE.rglob("*.log")
-    )
+    assert sorted(imported) == sorted(p.relative_to(TREE).as_posix() for p in TREE.rglob("*.log"))
     for rel, run in imported.items():
         # The kept raw copy is the output's exact bytes, and every figure is what it says.
         (kept,) = run["raw"]

@@ -78,8 +78,13 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
         pattern = re.compile(files["pattern"])
     except re.error as exc:
         return [
-            Located(shown, line_of("files.pattern"), "files.pattern", f"not a regular "
-                    f"expression: {exc}", "write a Python regular expression")
+            Located(
+                shown,
+                line_of("files.pattern"),
+                "files.pattern",
+                f"not a regular expression: {exc}",
+                "write a Python regular expression",
+            )
         ]
     for name in REQUIRED_GROUPS:
         if name not in pattern.groupindex:
@@ -125,8 +130,13 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
             re.compile(case["pattern"])
         except re.error as exc:
             found.append(
-                Located(shown, line_of(f"{where}.pattern"), f"{where}.pattern",
-                        f"not a regular expression: {exc}", "write a Python regular expression")
+                Located(
+                    shown,
+                    line_of(f"{where}.pattern"),
+                    f"{where}.pattern",
+                    f"not a regular expression: {exc}",
+                    "write a Python regular expression",
+                )
             )
         facts.append((f"{where}.run", case["run"]))
     for where, run in facts:
@@ -149,9 +159,7 @@ def mapping_problems(path: Path, shown: str) -> list[Located]:
         loaded = read_document(path, shown)
     except RunFileError as exc:
         return [Located(shown, exc.line, exc.field or "(file)", exc.message, exc.hint)]
-    return schema_problems("mapping", loaded, shown) or _rules(
-        loaded.data, loaded.line_of, shown
-    )
+    return schema_problems("mapping", loaded, shown) or _rules(loaded.data, loaded.line_of, shown)
 
 
 def _raise(problems: list[Located]) -> None:
@@ -310,9 +318,7 @@ def _checked(out: Output, tree: Path) -> tuple[list[KbError], str | None]:
     return problems, version if isinstance(version, str) else None
 
 
-def import_tree(
-    tree: Path, mapping_path: Path, *, root: Path, dry_run: bool
-) -> TreeImported:
+def import_tree(tree: Path, mapping_path: Path, *, root: Path, dry_run: bool) -> TreeImported:
     """Import every output of ``tree`` that the mapping names; nothing is written unless all
     of them import (every problem is raised at once, located)."""
     if not tree.is_dir():

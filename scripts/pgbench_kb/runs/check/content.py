@@ -11,8 +11,9 @@ above the pages ``kb derive`` writes). So:
   ``kb derive`` writes pages (``GENERATED_SECTIONS``) would replace them and is refused, as is
   a page named as Hugo names bundles or list pages (``RESERVED_NAMES``);
 - ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``), the mapping
-  files of imported result trees (``data/imports/SET/mapping.yaml``), ``data/claims.yaml``, ``data/answers.yaml`` (the answer pages' words, checked by
-  ``kb derive``: derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
+  files of imported result trees (``data/imports/SET/mapping.yaml``), ``data/claims.yaml``,
+  ``data/answers.yaml`` (the answer pages' words, checked by ``kb derive``:
+  derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
   own runs, which alone may sign as its maintainers: check/text.py);
 - each kind of page has an allow-list of front-matter keys (``PAGE_KEYS``): ``url``,
   ``aliases``, ``cascade``, ``build``… would take over other addresses. Front matter is read

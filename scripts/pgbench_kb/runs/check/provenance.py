@@ -155,8 +155,8 @@ def rules_required(run: dict[str, Any]) -> list[Issue]:
     """The provenance every contributed run carries (CONTRIBUTING.md, "What a run must
     carry"): who contributed it; for a measured run also the PostgreSQL version, the settings
     and the storage (unless it was imported from a result tree someone else published, whose
-    author may not have said); a transcribed run names its source (the schema requires title, kind and
-    year) and says whether the title is the source's own."""
+    author may not have said); a transcribed run names its source (the schema requires title,
+    kind and year) and says whether the title is the source's own."""
     if run.get("synthetic"):
         return []
     required = list(REQUIRED_OF_EVERY_RUN)
