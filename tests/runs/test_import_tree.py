@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from pgbench_kb.analyze.load import bench_session
+from pgbench_kb.runs import tryout
 from pgbench_kb.runs.runfile import load_yaml_file
 
 KB = str(Path(sys.executable).parent / "kb")
@@ -133,6 +134,11 @@ def test_a_tree_becomes_one_run_per_output_with_its_figures(root: Path) -> None:
     # A custom script is named as its "transaction type:" line gives it.
     custom = imported["20261127-020000-tpcb/results/1/1/simple.log"]
     assert custom["benchmark"]["workload"]["name"] == "aset.sql"
+    # Its page says where it comes from, not that someone ran it by hand.
+    assert "imported from a result tree its author published (someone/results)" in (
+        tryout.label(one) or ""
+    )
+    assert "run by hand" not in (tryout.label(one) or "")
     check = kb(root, "check")
     assert check.returncode == 0, check.stdout
     assert " 0 error(s)" in check.stdout
