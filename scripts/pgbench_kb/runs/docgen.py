@@ -36,8 +36,9 @@ reported by `kb check` the same way (`path:line: field: message`), at the end of
 **bench profiles** (`scripts/profiles/*.yaml`, `profile.schema.json`), **the sources' claims**
 (`data/claims.yaml`, `claims.schema.json`), **the answers** (`data/answers.yaml`,
 `answers.schema.json`) and **the mappings of imported result trees**
-(`data/imports/SET/mapping.yaml`, `mapping.schema.json`, read by `kb import TREE --mapping`). What a schema cannot say (one key against another, names once each) is
-listed in each schema's description and checked beside it.
+(`data/imports/SET/mapping.yaml`, `mapping.schema.json`, read by `kb import TREE --mapping`).
+What a schema cannot say (one key against another, names once each) is listed in each schema's
+description and checked beside it.
 
 ## Conventions
 
