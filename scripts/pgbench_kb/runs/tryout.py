@@ -70,8 +70,8 @@ def label(run: dict[str, Any]) -> str | None:
         parts.append(
             f"imported from a result tree its author published "
             f"({_get(run, 'provenance.source.title')}): the figures as pgbench printed them "
-            "there; the setup as the author's scripts and pages give it (provenance.declared), "
-            "not detected"
+            "there; the setup as the author's scripts and pages give it, declared in the "
+            "mapping, not detected"
         )
     elif run.get("origin") == "measured" and not _get(run, "provenance.harness"):
         parts.append(
