@@ -122,7 +122,7 @@ def _number(value: Any, path: str, dotted: str) -> float | None:
 
 
 #: ``repeat.group`` as the harness writes it: ``<machine>-<bench start>[-<session>]-<config hash>``.
-_BENCH_SESSION = re.compile(r"-(\d{8}T\d{6}Z)(?:-([0-9a-f]{1,16}))?-[0-9a-f]{6,}$", re.IGNORECASE)
+_BENCH_SESSION = re.compile(r"-(\d{8}T\d{6}Z?)(?:-([0-9a-f]{1,16}))?-[0-9a-f]{6,}$", re.IGNORECASE)
 
 
 def bench_session(repeat: Any) -> str | None:

@@ -41,7 +41,21 @@ def run_parse(args: argparse.Namespace) -> int:
 
 
 def configure_import(p: argparse.ArgumentParser) -> None:
-    p.add_argument("raw", nargs="*", metavar="RAW", help="raw pgbench output file(s); '-' = stdin")
+    p.add_argument(
+        "raw",
+        nargs="*",
+        metavar="RAW",
+        help="raw pgbench output file(s); '-' = stdin; with --mapping, the top of a result tree",
+    )
+    p.add_argument(
+        "--mapping",
+        type=Path,
+        metavar="YAML",
+        help="import every output of the result tree RAW as the mapping file says (which path "
+        "parts are the session, repeat, clients, mode; the author's facts; the source and its "
+        "terms), e.g. kb import ../postgres-archaeology --mapping "
+        "data/imports/tvondra-archaeology/mapping.yaml",
+    )
     p.add_argument(
         "--machine", help="slug of the server's hardware note (content/hardware/SLUG.md)"
     )
@@ -94,8 +108,45 @@ def configure_import(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _run_import_tree(args: argparse.Namespace) -> int:
+    from pgbench_kb.errors import UsageError
+    from pgbench_kb.runs.import_tree import import_tree
+
+    others = [
+        flag
+        for flag, used in (
+            ("--machine", args.machine),
+            ("--meta", args.meta),
+            ("--set", args.sets),
+            ("--harness-dir", args.harness_dir),
+            ("--log", args.logs),
+            ("--settings-from", args.settings_from),
+            ("--mask-hostnames", args.mask_hostnames),
+        )
+        if used
+    ]
+    if len(args.raw) != 1 or others:
+        raise UsageError(
+            "--mapping imports one result tree: give its directory alone"
+            + (f" (the mapping file gives what {', '.join(others)} would)" if others else ""),
+            hint="kb import TREE --mapping MAPPING.yaml",
+        )
+    done = import_tree(Path(args.raw[0]), args.mapping, root=args.root, dry_run=args.dry_run)
+    verb = "would import" if args.dry_run else "imported"
+    print(
+        f"{verb} {len(done.runs)} runs in {done.groups} repeat groups and {done.sessions} "
+        f"sessions; {done.unmatched} files did not match files.pattern"
+    )
+    for rel, why in sorted(done.skipped.items()):
+        print(f"left out {rel}: {why}")
+    return 0
+
+
 def run_import(args: argparse.Namespace) -> int:
     from pgbench_kb.runs.importer import import_run
+
+    if args.mapping is not None:
+        return _run_import_tree(args)
 
     detected = None
     if args.harness_dir is not None:
@@ -176,6 +227,11 @@ def _documents() -> tuple[DocumentKind, ...]:
             "profile",
             ("scripts/profiles/*.yaml", "scripts/profiles/campaign/*.yaml"),
             _lazy_check("pgbench_kb.bench.profile", "profile_problems"),
+        ),
+        DocumentKind(
+            "mapping",
+            ("data/imports/*/mapping.yaml",),
+            _lazy_check("pgbench_kb.runs.import_tree", "mapping_problems"),
         ),
         DocumentKind(
             "claims",

@@ -395,6 +395,24 @@ def facets(run: dict[str, Any], row: dict[str, Any]) -> dict[str, str]:
     return {name: str(value) for name, value in found.items() if value}
 
 
+def imported_set(run: dict[str, Any]) -> dict[str, Any] | None:
+    """The published result tree a measured run was imported from (``kb import TREE``): its
+    title, author, year, terms, commit and home address; None for any other run."""
+    source = (run.get("provenance") or {}).get("source") or {}
+    if run.get("origin") != "measured" or source.get("kind") != "measurement":
+        return None
+    url = str(source.get("url") or "")
+    return {
+        "title": source.get("title"),
+        "author": source.get("author"),
+        "year": source.get("year"),
+        "terms": source.get("terms"),
+        "revision": source.get("revision"),
+        "home": url.split("/blob/")[0] if "/blob/" in url else url or None,
+        "kept": any(item.get("kind") == "output" for item in run.get("raw") or []),
+    }
+
+
 def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
     """The flat fields a list, a table row, a facet or the CSV download needs."""
     bench = run.get("benchmark") or {}
@@ -414,6 +432,7 @@ def run_row(run: dict[str, Any], path: Path) -> dict[str, Any]:
         "contributor": provenance.get("contributor"),
         "source_title": source.get("title") if run.get("origin") == "transcribed" else None,
         "source_locator": source.get("locator") if run.get("origin") == "transcribed" else None,
+        "imported_set": imported_set(run),
         "workload": (bench.get("workload") or {}).get("name"),
         "scale": bench.get("scale"),
         "clients": bench.get("clients"),

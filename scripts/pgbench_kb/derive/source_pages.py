@@ -85,8 +85,53 @@ def write_sources(
         "sources/_index.md",
         {
             "title": "Sources",
-            "description": "Publications whose results were transcribed, and what was taken "
-            "from each.",
-            "params": {"kind": "sources", "sources": sources},
+            "description": "Publications whose results were transcribed, result trees whose "
+            "pgbench outputs were imported, and what was taken from each.",
+            "params": {
+                "kind": "sources",
+                "sources": sources,
+                "imported": imported_sets(rows),
+            },
         },
     )
+
+
+def imported_sets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each published result tree runs were imported from (``kb import TREE``): who published
+    it, at which commit, under what terms, and what was taken."""
+    by_key: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        found = row.get("imported_set")
+        if not found:
+            continue
+        key = (str(found["title"]), str(found["revision"]))
+        entry = by_key.setdefault(key, {**found, "runs": 0, "kept_runs": 0, "machines": set()})
+        entry["runs"] += 1
+        entry["kept_runs"] += 1 if found["kept"] else 0
+        entry["machines"].add(str(row["machine"]))
+    listed = []
+    for (title, revision), e in sorted(by_key.items()):
+        if e["kept_runs"] == e["runs"]:
+            raw = "each output is kept with its run"
+        elif e["kept_runs"] == 0:
+            raw = (
+                "the outputs are not copied here: each run gives its output's address at that "
+                "commit and its sha256"
+            )
+        else:
+            raw = f"{fmt.count(e['kept_runs'], 'output')} kept, the others referenced by address"
+        listed.append(
+            {
+                "title": title,
+                "author": e["author"],
+                "year": e["year"],
+                "home": e["home"],
+                "revision": revision,
+                "terms": e["terms"],
+                "machines": sorted(e["machines"]),
+                "taken": f"{fmt.count(e['runs'], 'run')} imported from the author's pgbench "
+                f"outputs at commit {revision[:12]}: the figures as pgbench printed them, the "
+                f"settings and setup as far as the author's scripts give them; {raw}",
+            }
+        )
+    return listed

@@ -276,8 +276,12 @@ def _script_name(kind: str | None) -> str | None:
 
 
 def workload_name(parsed: dict[str, Any]) -> str | None:
-    """tpcb-like, select-only, simple-update, a custom script's name, or 'multiple'."""
-    return parsed.get("workload") or _script_name(parsed.get("transaction_type"))
+    """tpcb-like, select-only, simple-update, a custom script's name (as its ``transaction
+    type:`` line gives it, e.g. ``star-1.sql``), or 'multiple'."""
+    named = parsed.get("workload")
+    if named and named != "custom":
+        return str(named)
+    return _script_name(parsed.get("transaction_type")) or named
 
 
 def _script(name: str | None, weight: Any) -> dict[str, Any]:

@@ -31,12 +31,14 @@ The knowledge base keeps two kinds of hand-checked files, both validated by `kb 
 Both formats are published as JSON Schema (Draft 2020-12) in `scripts/pgbench_kb/runs/schemas/`,
 `run.schema.json` and `hardware.schema.json`. This page is generated from them.
 
-Three more hand-written files have a published schema there, validated by the same code and
+Four more hand-written files have a published schema there, validated by the same code and
 reported by `kb check` the same way (`path:line: field: message`), at the end of this page:
 **bench profiles** (`scripts/profiles/*.yaml`, `profile.schema.json`), **the sources' claims**
-(`data/claims.yaml`, `claims.schema.json`) and **the answers** (`data/answers.yaml`,
-`answers.schema.json`). What a schema cannot say (one key against another, names once each) is
-listed in each schema's description and checked beside it.
+(`data/claims.yaml`, `claims.schema.json`), **the answers** (`data/answers.yaml`,
+`answers.schema.json`) and **the mappings of imported result trees**
+(`data/imports/SET/mapping.yaml`, `mapping.schema.json`, read by `kb import TREE --mapping`).
+What a schema cannot say (one key against another, names once each) is listed in each schema's
+description and checked beside it.
 
 ## Conventions
 
@@ -321,6 +323,7 @@ def render() -> str:
         "\n".join(_schema_doc("profile", "Bench profile reference (scripts/profiles/)")),
         "\n".join(_schema_doc("claims", "Claims reference (data/claims.yaml)")),
         "\n".join(_schema_doc("answers", "Answers reference (data/answers.yaml)")),
+        "\n".join(_schema_doc("mapping", "Result tree mapping reference (data/imports/)")),
     ]
     return "\n".join(parts).rstrip("\n") + "\n"
 

@@ -128,18 +128,22 @@ def declared_values(
 
 
 def gather_declared(
-    meta_path: Path | None, sets: Sequence[str], machine: str | None
+    meta_path: Path | None,
+    sets: Sequence[str],
+    machine: str | None,
+    base: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[RunImportError]]:
     """What a person gave, without the values that are wrong, and a located problem for each
-    of those (the --meta file's line, or the --set or --machine that gave it)."""
-    declared: dict[str, Any] = {}
+    of those (the --meta file's line, or the --set or --machine that gave it). ``base`` holds
+    what a mapping file gave (``kb import TREE``), checked beside the rest."""
+    declared: dict[str, Any] = copy.deepcopy(base or {})
     meta: Loaded | None = None
     problems: list[RunImportError] = []
     if meta_path is not None:
         meta = load_yaml_file(meta_path)
         if not isinstance(meta.data, dict):
             raise RunImportError("metadata must be a YAML mapping", path=str(meta_path), line=1)
-        declared = copy.deepcopy(meta.data)
+        declared = deep_merge(declared, meta.data)
     set_keys: list[str] = []
     for item in sets:
         try:

@@ -129,13 +129,19 @@ def import_run(
     log_paths: Sequence[str] = (),
     mask_hostnames: bool = False,
     settings_from: Path | None = None,
+    keep_raw: bool = True,
+    check_duplicates: bool = True,
+    given: dict[str, Any] | None = None,
     stdin: IO[str] = sys.stdin,
     stdout: IO[str] = sys.stdout,
 ) -> Imported | None:
     """Build, validate and write one run file; say where (None with ``dry_run``). Every
-    problem found is raised at once (``ImportProblems`` when there are several)."""
-    declared, problems = gather_declared(meta_path, sets, machine)
-    given = list(dict.fromkeys([*_set_keys(sets), *leaf_paths(declared)]))
+    problem found is raised at once (``ImportProblems`` when there are several). Without
+    ``keep_raw`` the raw output is parsed but not kept: its sha256 goes into
+    ``provenance.source.sha256`` beside the address the source gives (``kb import TREE``, for
+    a tree whose terms do not allow keeping it)."""
+    declared, problems = gather_declared(meta_path, sets, machine, base=given)
+    given_paths = list(dict.fromkeys([*_set_keys(sets), *leaf_paths(declared)]))
     transcribed = declared.get("origin") == "transcribed"
     try:
         if detected is not None:
@@ -183,6 +189,9 @@ def import_run(
     raw_rel = RAW_DIR / year / month / f"{run['id']}.txt"
     run["raw"] = []
     blobs: dict[str, bytes] = {}
+    if raw_bytes is not None and not keep_raw:
+        run["provenance"].setdefault("source", {})["sha256"] = raw_hash
+        raw_bytes = None
     if raw_bytes is not None:
         run["raw"].append({"path": raw_rel.as_posix(), "sha256": raw_hash, "kind": "output"})
         blobs[raw_rel.as_posix()] = raw_bytes
@@ -196,7 +205,7 @@ def import_run(
         log_files.append((rel, packed))
 
     skip = {*reported, *(p.field or "" for p in missing)}
-    found, notes = _invalid(run, root, blobs, given, skip=skip)
+    found, notes = _invalid(run, root, blobs, given_paths, skip=skip)
     problems += found
     advice += notes
     run_path = root / RUNS_DIR / year / month / f"{run['id']}.yaml"
@@ -208,7 +217,7 @@ def import_run(
                 hint="nothing to do",
             )
         )
-    elif raw_bytes is not None:
+    elif raw_bytes is not None and check_duplicates:
         duplicate = _duplicate_problem(root, raw_hash)
         if duplicate is not None:
             problems.append(duplicate)

@@ -1,7 +1,8 @@
 """What a contribution should be, as rules on one run: a smoke run (the harness's ``smoke``
 profile: seconds long, to prove the harness works) is not a result; a run shorter than
 ``MIN_DURATION_S`` or at a scale below ``MIN_SCALE`` is one, but a short one, and says so; a
-measured run without a harness was run by hand, and says so too.
+measured run without a harness was run by hand, and says so too (or, imported from a result
+tree someone published, says that).
 
 The knowledge base keeps smoke runs' pages (labelled) but lists them nowhere as results (home
 page, explorer) and leaves them out of every group, comparison and answer; ``kb check`` warns
@@ -64,7 +65,15 @@ def label(run: dict[str, Any]) -> str | None:
     short = shortness(run)
     if short:
         parts.append(f"short run: {short}; read its figures with care")
-    if run.get("origin") == "measured" and not _get(run, "provenance.harness"):
+    published = _get(run, "provenance.source.kind") == "measurement"
+    if run.get("origin") == "measured" and not _get(run, "provenance.harness") and published:
+        parts.append(
+            f"imported from a result tree its author published "
+            f"({_get(run, 'provenance.source.title')}): the figures as pgbench printed them "
+            "there; the setup as the author's scripts and pages give it, declared in the "
+            "mapping, not detected"
+        )
+    elif run.get("origin") == "measured" and not _get(run, "provenance.harness"):
         parts.append(
             "run by hand: imported with kb import; its setup is as declared "
             "(provenance.declared), not detected"

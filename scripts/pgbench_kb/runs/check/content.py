@@ -10,9 +10,10 @@ above the pages ``kb derive`` writes). So:
 - ``content/`` holds hand-written pages in their places only (``PAGE_PLACES``); a file where
   ``kb derive`` writes pages (``GENERATED_SECTIONS``) would replace them and is refused, as is
   a page named as Hugo names bundles or list pages (``RESERVED_NAMES``);
-- ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``),
-  ``data/claims.yaml``, ``data/answers.yaml`` (the answer pages' words, checked by
-  ``kb derive``: derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
+- ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``), the mapping
+  files of imported result trees (``data/imports/SET/mapping.yaml``), ``data/claims.yaml``,
+  ``data/answers.yaml`` (the answer pages' words, checked by ``kb derive``:
+  derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
   own runs, which alone may sign as its maintainers: check/text.py);
 - each kind of page has an allow-list of front-matter keys (``PAGE_KEYS``): ``url``,
   ``aliases``, ``cascade``, ``build``… would take over other addresses. Front matter is read
@@ -83,8 +84,9 @@ PAGE_PLACES = (
 #: Hand-written sections (``content/<section>/``) and the kind of their pages.
 SECTIONS = {"guides": "guide", "hardware": "hardware"}
 DATA_PLACES = (
-    "data/runs/ (run files), data/raw/ (their raw files), data/claims.yaml, data/answers.yaml "
-    "and data/maintainers-runs.sha256"
+    "data/runs/ (run files), data/raw/ (their raw files), data/imports/SET/mapping.yaml (how a "
+    "result tree was imported), data/claims.yaml, data/answers.yaml and "
+    "data/maintainers-runs.sha256"
 )
 #: Single files of data/ besides the run and raw files (the last: the project's own runs,
 #: check/text.py).
@@ -244,6 +246,8 @@ def _data_problem(path: Path, relative: PurePosixPath) -> list[Finding]:
         return []
     if len(parts) > 2 and parts[1] == "raw":
         return []
+    if len(parts) == 4 and parts[1] == "imports" and parts[3] == "mapping.yaml":
+        return []  # checked against its schema by kb check (runs/import_tree.py)
     if len(parts) > 2 and parts[1] == "runs":
         if path.suffix in RUN_SUFFIXES:
             return []

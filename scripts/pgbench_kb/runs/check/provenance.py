@@ -154,13 +154,18 @@ def _missing(run: dict[str, Any], dotted: str) -> bool:
 def rules_required(run: dict[str, Any]) -> list[Issue]:
     """The provenance every contributed run carries (CONTRIBUTING.md, "What a run must
     carry"): who contributed it; for a measured run also the PostgreSQL version, the settings
-    and the storage; a transcribed run names its source (the schema requires title, kind and
-    year) and says whether the title is the source's own."""
+    and the storage (unless it was imported from a result tree someone else published, whose
+    author may not have said); a transcribed run names its source (the schema requires title,
+    kind and year) and says whether the title is the source's own."""
     if run.get("synthetic"):
         return []
     required = list(REQUIRED_OF_EVERY_RUN)
     if run["origin"] == "measured":
         required += REQUIRED_OF_MEASURED_RUNS
+        if (run["provenance"].get("source") or {}).get("kind") == "measurement":
+            # Imported from a result tree someone else published: its storage is what the
+            # author stated, and unknown (null, said in the machine's note) when not stated.
+            required = [r for r in required if r[0] != "storage.data"]
     issues = [Issue(dotted, f"missing: {how}") for dotted, how in required if _missing(run, dotted)]
     source = run["provenance"].get("source") or {}
     if run["origin"] == "transcribed" and source.get("title_is_descriptive") is None:

@@ -112,7 +112,9 @@ def session_key(run: dict[str, Any]) -> tuple[str, ...]:
             harness.get("profile"),
             harness.get("target"),
             source.get("title"),
-            source.get("locator"),
+            # Transcribed figures: where in the source; a published tree's outputs each have
+            # their own path, and their session is in repeat.group (runs/import_tree.py).
+            source.get("locator") if run.get("origin") == "transcribed" else None,
             provenance.get("contributed_at"),
         )
     )
