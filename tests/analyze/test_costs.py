@@ -27,7 +27,7 @@ def test_a_shipped_run_s_costs_are_its_counters_over_pgbench_s_transactions() ->
     # Read as kb compare reads it (the fast reader skips the counters no analysis uses: not
     # these). By hand, from the file: 432,223 transactions processed (xact_commit, 432,279,
     # also counts the harness's own queries and is not the divisor).
-    record = _load_one((str(REPO / SHIPPED), SHIPPED))
+    record = _load_one((str(REPO / SHIPPED), SHIPPED, str(REPO)))
     assert not isinstance(record, str), record
     assert record.costs == {
         "wal_bytes_per_txn": 426.236,  # 184,229,000 bytes / 432,223
