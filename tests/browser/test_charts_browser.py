@@ -145,8 +145,12 @@ def test_a_comparison_shows_its_runs_as_dots_or_no_chart(public, browser):
         section = page.locator("section.comparison").filter(has=page.locator(".chart-inline"))
         first = section.first
         dots = first.locator(".chart-inline circle").count()
-        runs = first.locator("details ul li").count()
-        assert dots == runs >= 4
+        # the runs behind each side: the table's Runs column (each side's configuration page
+        # lists them)
+        figures = first.locator(".chart-row table.data").first
+        cells = figures.locator("tbody tr td:nth-child(3)").all_inner_texts()
+        runs = sum(int(c.split()[0]) for c in cells if c.split() and c.split()[0].isdigit())
+        assert len(cells) == 2 and dots == runs >= 4
         page.goto(base + "comparisons/commit-delay/")
         published = page.locator("section.comparison", has_text="hp-proliant-dl380-g4").first
         assert published.locator(".chart-inline").count() == 0

@@ -443,11 +443,10 @@ def runs_svg(sides: list[dict[str, Any]], *, title: str, width: int = NARROW) ->
                 f'<line x1="{x(min(runs)):.1f}" x2="{x(max(runs)):.1f}" y1="{y:.1f}" '
                 f'y2="{y:.1f}" stroke="#5b6577" stroke-width="1.5"/>'
             )
-        for value in runs:
-            parts.append(
-                f'<circle cx="{x(value):.1f}" cy="{y:.1f}" r="4.5" fill="#1f5fa8" '
-                'fill-opacity="0.75"/>'
-            )
+        # one group carries the dots' look: a comparison page holds dozens of these charts
+        parts.append('<g fill="#1f5fa8" fill-opacity="0.75">')
+        parts.extend(f'<circle cx="{x(value):.1f}" cy="{y:.1f}" r="4.5"/>' for value in runs)
+        parts.append("</g>")
         centre = x(float(side["center"]))
         parts.append(
             f'<line x1="{centre:.1f}" x2="{centre:.1f}" y1="{y - 12:.1f}" y2="{y + 12:.1f}" '
