@@ -80,6 +80,27 @@ def _built_once(public: Path):
 
 
 @pytest.fixture(scope="session")
+def shipped_knowledge() -> dict:
+    """The analysis (`kb compare`'s knowledge) of the shipped data as committed, computed once
+    per test process and shared. Read only: a test that plants a change works on a
+    ``copy.deepcopy`` of it."""
+    from pgbench_kb.analyze import build_knowledge
+
+    return build_knowledge(shipped_root())
+
+
+@pytest.fixture(scope="session")
+def shipped_derived(tmp_path_factory) -> Path:
+    """What `kb derive` makes of the shipped data as committed (a copy of it), once per test
+    process: the build/site folder (content/, data/, static/). Read only."""
+    from pgbench_kb.derive.site import derive_site
+
+    root = copy_day_one(tmp_path_factory.mktemp("derived") / "kb")
+    derive_site(root=root)
+    return root / "build" / "site"
+
+
+@pytest.fixture(scope="session")
 def shipped_site(tmp_path_factory) -> Path:
     """The shipped site (this checkout's layouts; data and content as committed) built once
     with the real scripts/site.sh for the whole session: its public/ folder. Read only."""

@@ -17,8 +17,8 @@ from pgbench_kb.analyze.claims import check_claim
 
 
 @pytest.fixture(scope="module")
-def claims() -> dict[str, dict]:
-    return {c["id"]: c for c in build_knowledge(shipped_root())["claims"]}
+def claims(shipped_knowledge: dict) -> dict[str, dict]:
+    return {c["id"]: c for c in shipped_knowledge["claims"]}
 
 
 def test_raid10_over_raid5_holds_on_all_three_pairs(claims):
@@ -143,8 +143,10 @@ def test_other_conclusions_hold(claims, claim_id):
     assert claims[claim_id]["checks"]
 
 
-def test_every_claim_names_a_source_the_runs_name_or_says_why_it_cannot_be_checked(claims):
-    titles = {g["source"] for g in build_knowledge(shipped_root())["groups"]}
+def test_every_claim_names_a_source_the_runs_name_or_says_why_it_cannot_be_checked(
+    claims, shipped_knowledge
+):
+    titles = {g["source"] for g in shipped_knowledge["groups"]}
     for c in claims.values():
         assert c["source"].split(" (")[0] in {t.split(" (")[0] for t in titles if t} or (
             c["verdict"] == "cannot be checked"

@@ -4,7 +4,6 @@ smallest change worth reporting (docs/comparisons.md, "Per-transaction costs")."
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -189,13 +188,13 @@ def test_a_cost_zero_on_both_sides_is_not_compared() -> None:
     assert set(costs) == {"wal_bytes_per_txn"}
 
 
-def test_the_shipped_data_has_cost_comparisons_with_verdicts() -> None:
+def test_the_shipped_data_has_cost_comparisons_with_verdicts(
+    shipped_knowledge: dict[str, Any],
+) -> None:
     """The first "Done when" of issue 36 on the shipped data: WAL and full-page images per
     transaction of checkpoint_timeout 30s against 30min are decided, significant, and read
     as the issue's sentence does."""
-    from pgbench_kb.analyze import build_knowledge
-
-    known = build_knowledge(Path(REPO))
+    known = shipped_knowledge
     by_tps: dict[str, list[dict[str, Any]]] = {}
     for c in known["comparisons"]:
         if c["metric"].endswith("_per_txn"):

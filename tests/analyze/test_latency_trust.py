@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from kbtest import run_kb, shipped_root
-from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.analyze.latency import METRICS as LATENCY_METRICS
 from pgbench_kb.parse import parse_text
 from pgbench_kb.runs import latency_zeros as rules
@@ -39,8 +38,8 @@ def _zero_shares(root: Path) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module")
-def shipped() -> dict[str, Any]:
-    return build_knowledge(shipped_root())
+def shipped(shipped_knowledge: dict[str, Any]) -> dict[str, Any]:
+    return shipped_knowledge
 
 
 @pytest.fixture(scope="module")

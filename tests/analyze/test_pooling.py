@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 from planted import records
 
-from kbtest import shipped_root
-from pgbench_kb.analyze import build_knowledge, knowledge_from_runs
+from pgbench_kb.analyze import knowledge_from_runs
 from pgbench_kb.analyze.multiplicity import holm
 from pgbench_kb.analyze.pooling import dl_hartung_knapp, known_tau2
 
@@ -140,8 +139,8 @@ def test_a_pair_compared_in_two_sessions_is_pooled_with_the_machines_tau2() -> N
 
 
 @pytest.fixture(scope="module")
-def shipped() -> dict[str, Any]:
-    return build_knowledge(shipped_root())
+def shipped(shipped_knowledge: dict[str, Any]) -> dict[str, Any]:
+    return shipped_knowledge
 
 
 def test_no_finding_rests_on_a_test_that_does_not_survive(shipped: dict[str, Any]) -> None:

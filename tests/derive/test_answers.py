@@ -15,9 +15,7 @@ import pytest
 import yaml
 
 from kbtest import assert_golden, copy_day_one, run_kb, shipped_root
-from pgbench_kb.analyze import build_knowledge
 from pgbench_kb.derive.answer_pages import LEAD_WORDS, build_answers, load_answers
-from pgbench_kb.derive.site import derive_site
 from pgbench_kb.errors import DeriveError
 
 GOLDEN = Path(__file__).parent / "golden" / "answers.txt"
@@ -29,10 +27,8 @@ QUESTIONS = {
 
 
 @pytest.fixture(scope="module")
-def derived(tmp_path_factory) -> Path:
-    root = copy_day_one(tmp_path_factory.mktemp("answers") / "kb")
-    derive_site(root=root)
-    return root / "build" / "site"
+def derived(shipped_derived: Path) -> Path:
+    return shipped_derived
 
 
 def front(path: Path) -> dict:
@@ -122,8 +118,8 @@ def test_home_page_leads_with_the_answers(derived: Path):
 
 
 @pytest.fixture(scope="module")
-def known() -> dict:
-    return build_knowledge(shipped_root())
+def known(shipped_knowledge: dict) -> dict:
+    return shipped_knowledge
 
 
 def test_the_lead_s_figures_come_from_the_analysis(known: dict):

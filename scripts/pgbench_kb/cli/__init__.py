@@ -140,7 +140,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "synth",
         "write realistic synthetic run files (marked synthetic) for scale tests",
-        "kb synth --out kb-synth --count 1000\n"
+        "kb synth --out kb-synth --count 200\n"
         "  kb check --root kb-synth kb-synth/runs kb-synth/content/hardware",
         configure_synth,
         run_synth,
