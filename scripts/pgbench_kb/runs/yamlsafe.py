@@ -50,12 +50,9 @@ class Loaded:
         return self.lines.get("")
 
 
-class _PyLoader(yaml.SafeLoader):
-    """Safe loading in pure Python that keeps timestamps as text."""
-
-
 class _CLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """The same with libyaml, when available: several times faster."""
+    """Safe loading that keeps timestamps as text, with libyaml when available (several times
+    faster than pure Python)."""
 
 
 _NULL_TAG_ = "tag:yaml.org,2002:null"
@@ -83,9 +80,8 @@ def _construct_text(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
     return loader.construct_scalar(node)
 
 
-for _cls in (_PyLoader, _CLoader):
-    _cls.add_constructor("tag:yaml.org,2002:timestamp", _construct_text)
-    _cls.resolve = _fast_resolve  # type: ignore[method-assign]
+_CLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_text)
+_CLoader.resolve = _fast_resolve  # type: ignore[method-assign]
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _DEEP_SEQUENCE = re.compile(r"(?:-[ ]+){16}")
@@ -94,13 +90,31 @@ _DEEP_SEQUENCE = re.compile(r"(?:-[ ]+){16}")
 def _might_nest_deeply(text: str) -> bool:
     """True when the text could nest deeper than libyaml's C stack survives.
 
-    libyaml composes recursively in C and crashes on ~100,000 levels; the pure-Python loader
-    raises ``RecursionError`` instead, which is caught. Flow brackets and compact ``- - -``
-    sequences are the only ways to nest deeply within the size limit, so only texts with many
-    of them take the slow path.
+    libyaml composes recursively in C and crashes on ~100,000 levels. Flow brackets and compact
+    ``- - -`` sequences are the only ways to nest that deep within the size limit, so only
+    texts with many of them are measured first (``_too_deep_line``).
     """
     brackets = text.count("[") + text.count("{")
     return brackets > 2 * MAX_DEPTH or _DEEP_SEQUENCE.search(text) is not None
+
+
+def _too_deep_line(text: str) -> int | None:
+    """The line where the text first nests deeper than MAX_DEPTH, else None.
+
+    It reads the parser's events, which come from a loop with a stack of its own (libyaml's
+    and PyYAML's alike), not from recursion, and stops at the first collection too deep: a
+    file of 10,000 brackets is refused in milliseconds instead of being composed until
+    Python's recursion limit (1.5 s).
+    """
+    depth = -1  # the document's own collection is level 0, as in _Builder
+    for event in yaml.parse(text, Loader=_CLoader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return int(event.start_mark.line) + 1
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+    return None
 
 
 _INT_TAG = "tag:yaml.org,2002:int"
@@ -259,17 +273,6 @@ def _syntax_error(exc: yaml.YAMLError, text: str, path: str) -> RunFileError:
     )
 
 
-def _deep_line(text: str) -> int:
-    """The line where flow brackets or ``- - -`` first nest deeper than MAX_DEPTH."""
-    depth = 0
-    for index, char in enumerate(text):
-        depth += 1 if char in "[{" else -1 if char in "]}" else 0
-        if depth > MAX_DEPTH:
-            return text.count("\n", 0, index) + 1
-    match = _DEEP_SEQUENCE.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else 1
-
-
 def load_yaml_text(text: str, *, path: str) -> Loaded:
     """Parse one YAML document safely; errors name the file and line."""
     tab = _TAB_INDENT.search(text)
@@ -281,7 +284,14 @@ def load_yaml_text(text: str, *, path: str) -> Loaded:
             hint="YAML indents with spaces only",
         )
     try:
-        loader = (_PyLoader if _might_nest_deeply(text) else _CLoader)(text)
+        deep = _too_deep_line(text) if _might_nest_deeply(text) else None
+        if deep is not None:
+            raise RunFileError(
+                f"nested more than {MAX_DEPTH} levels deep",
+                path=path,
+                line=deep,
+            )
+        loader = _CLoader(text)
         try:
             node = loader.get_single_node()
             if node is None:
@@ -292,10 +302,6 @@ def load_yaml_text(text: str, *, path: str) -> Loaded:
             loader.dispose()
     except yaml.YAMLError as exc:
         raise _syntax_error(exc, text, path) from None
-    except RecursionError:
-        raise RunFileError(
-            f"nested more than {MAX_DEPTH} levels deep", path=path, line=_deep_line(text)
-        ) from None
     return Loaded(data, builder.lines)
 
 
