@@ -81,6 +81,9 @@ BENCH_FLUSH_LEVEL=""
 # The run file of the last trial of each configuration (its tps estimates the next one's
 # transactions when a sampling rate is picked).
 declare -A BENCH_LAST_RUN=()
+# Per calibration key, this session's calibration: "TPS<TAB>SETTINGS SET<TAB>WHEN" (rates given
+# as a share of the maximum, bench_calibrate).
+declare -A BENCH_MAX_TPS=()
 # The server builds of the bench (profile key servers; one, ".", without it) and, per build,
 # its bin folder, the folder the server's user runs it from, its cluster, its target kind
 # (embedded or local) and its number (facts and template sizes are kept per build).
@@ -445,6 +448,7 @@ bench_session_start() {
   shift 2
   BENCH_SESSION="$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
   BENCH_STARTED_ISO="$(kb_utc_iso)"
+  BENCH_MAX_TPS=()
   ((sessions == 1)) || kb_log "session $session of $sessions (token $BENCH_SESSION)"
   if [[ "$KB_TARGET" == existing ]]; then
     bench_flush_unavailable
@@ -470,7 +474,7 @@ bench_session_start() {
   for line in "$@"; do
     [[ -n "$line" ]] || continue
     IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
-      flush <<<"$line"
+      flush _ <<<"$line"
     BENCH_FLUSH_LEVEL="$flush"
     server="${server:-.}"
     if [[ -z "${started[$server]:-}" ]]; then
@@ -487,7 +491,7 @@ bench_session_start() {
   for line in "$@"; do
     [[ -n "$line" ]] || continue
     IFS=$'\x1e' read -r _ _ _ _ _ scale name settings _ _ _ _ init reset _ _ _ _ _ _ server \
-      flush <<<"$line"
+      flush _ <<<"$line"
     BENCH_FLUSH_LEVEL="$flush"
     server="${server:-.}"
     [[ "$reset" == template-clone && -z "${scales[$server/$scale]:-}" ]] || continue
@@ -562,14 +566,62 @@ bench_flush_unavailable() {
   fi
 }
 
+# bench_calibrate KEY SECONDS SET SETTINGS SCALE RESET INIT ARG… — once per session and KEY
+# (rates given as a share of the maximum): an unthrottled run of the trial's pgbench arguments
+# ARG… (less --rate, --latency-limit, the run length and what only a recorded trial needs) for
+# SECONDS, under the settings set SET, after a reset; its tps go to BENCH_MAX_TPS[KEY]. It is
+# not recorded as a run: the rated trials record it (repeat.design.rate).
+bench_calibrate() {
+  local key="$1" seconds="$2" name="$3" settings="$4" scale="$5" reset="$6" init="$7"
+  shift 7
+  [[ -z "${BENCH_MAX_TPS[$key]:-}" ]] || return 0
+  local dir="$KB_WORK/calibration-$key" arg tps
+  mkdir -p "$dir"
+  local -a args=()
+  for arg in "$@"; do
+    case "$arg" in
+      --rate=* | --latency-limit=* | --time=* | --transactions=* | --log | --sampling-rate=* | \
+        --progress=* | --report-per-command) ;;
+      *) args+=("$arg") ;;
+    esac
+  done
+  args+=("--time=$seconds")
+  bench_use_settings "$name" "$settings"
+  bench_reset "$dir" "$scale" "$reset" "$init"
+  kb_log "measuring the maximum for the rates given as a share of it: ${args[*]}," \
+    "unthrottled, settings '$name'"
+  bench_run_bg "$dir/pgbench.out" "$dir" "$KB_PG_BINDIR/pgbench" "${args[@]}" \
+    "$(kb_db "$KB_BENCH_DB")" || bench_failed "the calibration run" "$dir/pgbench.out" "$?"
+  IFS=$'\t' read -r _ tps < <(bench_py -m pgbench_kb.bench.calibration --percent 100 \
+    --output "$dir/pgbench.out") || kb_die "the calibration run gave no tps ($dir/pgbench.out)"
+  kb_log "maximum: $tps tps"
+  BENCH_MAX_TPS[$key]="$tps"$'\t'"$name"$'\t'"$(kb_utc_iso)"$'\t'"$seconds"
+  rm -rf "$dir"
+}
+
+# bench_rate PERCENT KEY ARG… — ARG… with --rate=auto replaced by PERCENT of this session's
+# maximum for KEY (one per line).
+bench_rate() {
+  local percent="$1" key="$2" tps rate arg
+  shift 2
+  IFS=$'\t' read -r tps _ <<<"${BENCH_MAX_TPS[$key]}"
+  IFS=$'\t' read -r rate _ < <(bench_py -m pgbench_kb.bench.calibration --percent "$percent" \
+    --tps "$tps") || kb_die "could not take $percent% of $tps tps"
+  for arg in "$@"; do
+    [[ "$arg" != --rate=auto ]] || arg="--rate=$rate"
+    printf '%s\n' "$arg"
+  done
+}
+
 # bench_trial LINE — one plan line: reset, warm up, checkpoint, run pgbench, record, import.
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
   local warmup init reset scripts session sessions position seed logged server flush
+  local rate_percent calibration_key calibration_set calibration_settings calibration_s
   BENCH_STATUS_NOTE="the failed trial was not recorded"
   IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
     args seconds warmup init reset scripts session sessions position seed logged server flush \
-    <<<"$1"
+    rate_percent calibration_key calibration_set calibration_settings calibration_s <<<"$1"
   BENCH_FLUSH_LEVEL="$flush"
   local -a pgbench_args warmup_args script_files
   IFS=$'\x1f' read -r -a pgbench_args <<<"$args"
@@ -577,8 +629,14 @@ bench_trial() {
   IFS=$'\x1f' read -r -a script_files <<<"$scripts"
   [[ "$KB_TARGET" != existing ]] || reset="reinit"
 
-  BENCH_RESTART_MS=""
   [[ "$KB_TARGET" == existing ]] || bench_use_build "${server:-.}"
+  if [[ -n "$rate_percent" ]]; then
+    bench_calibrate "$calibration_key" "$calibration_s" "$calibration_set" \
+      "$calibration_settings" "$scale" "$reset" "$init" "${pgbench_args[@]}"
+    mapfile -t pgbench_args < <(bench_rate "$rate_percent" "$calibration_key" "${pgbench_args[@]}")
+    mapfile -t warmup_args < <(bench_rate "$rate_percent" "$calibration_key" "${warmup_args[@]}")
+  fi
+  BENCH_RESTART_MS=""
   bench_use_settings "$settings_name" "$settings"
 
   BENCH_IN_TRIAL=yes
@@ -608,6 +666,12 @@ bench_trial() {
       bench_session "$BENCH_SESSION" session "$session" sessions "$sessions" \
       position "$position" seed "$seed" restart_ms "$BENCH_RESTART_MS" \
       machine "$BENCH_MACHINE" mask_hostnames "$BENCH_MASK_HOSTNAMES"
+    if [[ -n "$rate_percent" ]]; then
+      local max_tps max_set max_at max_s
+      IFS=$'\t' read -r max_tps max_set max_at max_s <<<"${BENCH_MAX_TPS[$calibration_key]}"
+      printf '%s\t%s\n' rate_percent "$rate_percent" rate_max_tps "$max_tps" \
+        rate_calibration_set "$max_set" rate_calibrated_at "$max_at" rate_calibration_s "$max_s"
+    fi
   } >"$trial_dir/trial.tsv"
   if ((logged > 0)); then
     bench_sampling_rate "$trial_dir" "$group" "$logged" "${pgbench_args[@]}" \

@@ -74,6 +74,10 @@ class ProfileError(KbError):
     """A bench profile that cannot be run."""
 
 
+class CalibrationError(KbError):
+    """A bench's unthrottled calibration run gave no maximum to take a rate's share of."""
+
+
 class UsageError(KbError):
     """The command line itself is wrong."""
 

@@ -201,10 +201,28 @@ def record_of(data: dict[str, Any], path: str, root: Path | None = None) -> RunR
             rec.incidental[dotted] = value
         else:
             rec.hardware[dotted] = value
+    share = rate_share(data)
+    if share is not None:
+        # The rate is a share of the maximum its session measured: the share is the
+        # configuration, not the tps it came to (it differs from session to session).
+        rec.factors.pop("benchmark.rate_limit_tps", None)
+        rec.factors[RATE_SHARE] = share
     session = bench_session(data.get("repeat"))
     if session is not None:
         rec.incidental["repeat.session"] = session
     return rec
+
+
+#: The factor of a rate given as a share of the maximum (profile rates: ["70%"]), in place of
+#: benchmark.rate_limit_tps.
+RATE_SHARE = "benchmark.rate_limit_pct_of_max"
+
+
+def rate_share(data: dict[str, Any]) -> float | None:
+    """``repeat.design.rate.percent_of_max`` of a run whose rate was a share of the maximum."""
+    design = (data.get("repeat") or {}).get("design") or {}
+    share = (design.get("rate") or {}).get("percent_of_max") if isinstance(design, dict) else None
+    return float(share) if isinstance(share, int | float) and not isinstance(share, bool) else None
 
 
 def instrumentation_dropped(flags: Any) -> Any:

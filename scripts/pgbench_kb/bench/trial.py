@@ -250,6 +250,7 @@ def design_of(info: dict[str, str]) -> dict[str, Any] | None:
         "trial": facts.int_or_none(info.get("trial")),
         "trials": facts.int_or_none(info.get("trials")),
         "restart_before_ms": facts.int_or_none(info.get("restart_ms")),
+        "rate": rate_basis_of(info),
         "sampling": None,
     }
     rate = info.get("sampling_rate")
@@ -264,6 +265,21 @@ def design_of(info: dict[str, str]) -> dict[str, Any] | None:
             "estimated_from": info.get("sampling_source") or None,
         }
     return design
+
+
+def rate_basis_of(info: dict[str, str]) -> dict[str, Any] | None:
+    """``repeat.design.rate``: for a rate given as a share of the maximum, the share and the
+    session's unthrottled calibration run it was taken of; None for any other trial."""
+    percent = info.get("rate_percent")
+    if not percent:
+        return None
+    return {
+        "percent_of_max": facts.float_or_none(percent),
+        "max_tps": facts.float_or_none(info.get("rate_max_tps")),
+        "calibration_s": facts.int_or_none(info.get("rate_calibration_s")),
+        "calibration_settings": info.get("rate_calibration_set") or None,
+        "calibrated_at": info.get("rate_calibrated_at") or None,
+    }
 
 
 def checkpoints_of(trial: Path, info: dict[str, str]) -> list[dict[str, Any]] | None:

@@ -34,6 +34,7 @@ LABELS = {
     "benchmark.other_flags": "other pgbench options",
     "benchmark.progress_interval_s": "progress interval (-P, s)",
     "benchmark.rate_limit_tps": "rate limit (-R)",
+    "benchmark.rate_limit_pct_of_max": "rate limit (-R, % of the measured maximum)",
     "benchmark.latency_limit_ms": "latency limit (-L)",
     "benchmark.max_tries": "tries per transaction (--max-tries)",
     "benchmark.connect_per_transaction": "new connection per transaction (-C)",

@@ -69,6 +69,7 @@ PATTERN_NAMES = {
     "^[A-Za-z0-9][A-Za-z0-9-]*$": "an id (letters, digits and '-')",
     "^[a-z_][a-z0-9_]*(\\.[a-z0-9_]+)*$": "a dotted field path such as storage.wal.placement",
     "^[a-z_][a-z0-9_.]*$": "a setting name (lower-case, as in postgresql.conf)",
+    "^(100(\\.0+)?|[1-9][0-9]?(\\.[0-9]+)?)%$": "a share from 1% to 100% such as '70%'",
 }
 DATE_HINT = "write an ISO 8601 date or time: 2026-11-22T10:15:00Z, 2006-06-01, 2006-06 or 2006"
 
@@ -200,7 +201,28 @@ def _explain(error: jsonschema.ValidationError) -> list[Problem]:
         return [Problem(where, f"is longer than {value} characters")]
     if kind == "propertyNames":
         return [Problem(where, error.message)]
+    if kind in ("anyOf", "oneOf"):
+        return _explain_alternatives(error, where, schema)
     return [Problem(where, error.message)]
+
+
+def _explain_alternatives(
+    error: jsonschema.ValidationError, where: str, schema: dict[str, Any]
+) -> list[Problem]:
+    """A value that fits none of a few alternatives (a number, a share such as "70%", null):
+    what is wrong with it against the alternative of its own type, else which types would do;
+    the hint is the property's description."""
+    hint = _first_sentence(schema.get("description"))
+    context = list(error.context or [])
+    same_type = [e for e in context if e.validator != "type"]
+    if same_type:
+        return [Problem(p.field, p.message, p.hint or hint) for p in _explain(same_type[0])]
+    kinds = [
+        k
+        for e in context
+        for k in (e.validator_value if isinstance(e.validator_value, list) else [e.validator_value])
+    ]
+    return [Problem(where, f"expected {_types(kinds)}, got {_shown(error.instance)}", hint)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -19,7 +19,14 @@ import random
 import secrets
 from typing import Any
 
-from pgbench_kb.bench.profile.model import MAX_TRIALS, SEED_LIMIT, Profile, Trial, Workload
+from pgbench_kb.bench.profile.model import (
+    MAX_TRIALS,
+    SEED_LIMIT,
+    Profile,
+    Trial,
+    Workload,
+    rate_percent,
+)
 from pgbench_kb.errors import ProfileError, UsageError
 
 
@@ -76,12 +83,18 @@ def pgbench_number(value: float) -> str:
 
 
 def _run_args(
-    profile: Profile, workload: Workload, mode: str, rate: float | None, clients: int, threads: int
+    profile: Profile,
+    workload: Workload,
+    mode: str,
+    rate: float | str | None,
+    clients: int,
+    threads: int,
 ) -> list[str]:
     args = [s.arg() for s in workload.scripts]
     args += [f"--client={clients}", f"--jobs={threads}", f"--protocol={mode}"]
     if rate is not None:
-        args.append(f"--rate={pgbench_number(rate)}")
+        # A share of the maximum (a str): bash measures the maximum and puts the rate in.
+        args.append("--rate=auto" if isinstance(rate, str) else f"--rate={pgbench_number(rate)}")
         if profile.latency_limit_ms is not None:
             args.append(f"--latency-limit={pgbench_number(profile.latency_limit_ms)}")
     return args
@@ -144,6 +157,9 @@ def _configurations_at(
                                 config["server"] = server
                             if flush:
                                 config["flush_ms"] = flush
+                            percent = rate_percent(rate)
+                            if percent:
+                                config["rate_percent"] = percent
                             warmup = (
                                 (*run, f"--time={profile.warmup_s}") if profile.warmup_s else ()
                             )
@@ -169,9 +185,45 @@ def _configurations_at(
                                     ),
                                     "server": server,
                                     "flush": flush,
+                                    **_calibration(
+                                        profile,
+                                        percent,
+                                        server,
+                                        flush,
+                                        scale,
+                                        workload,
+                                        mode,
+                                        clients,
+                                    ),
                                 }
                             )
     return configs
+
+
+def _calibration(
+    profile: Profile,
+    percent: str,
+    server: str,
+    flush: str,
+    scale: int,
+    workload: Workload,
+    mode: str,
+    clients: int,
+) -> dict[str, Any]:
+    """For a rate given as a share of the maximum: the trials that share one calibration run
+    (every settings set and share of one server, flush, scale, workload, mode and clients), and
+    the settings set it runs under, the profile's first."""
+    if not percent:
+        return {}
+    name, settings = profile.settings_sets[0]
+    key = json.dumps([server, flush, scale, workload.name, mode, clients]).encode()
+    return {
+        "rate_percent": percent,
+        "calibration_key": hashlib.sha256(key).hexdigest()[:8],
+        "calibration_set": name,
+        "calibration_settings": tuple(f"{k}={v}" for k, v in settings),
+        "calibration_s": profile.rate_calibration_s,
+    }
 
 
 def expand(profile: Profile, *, cores: int | None = None, seed: int | None = None) -> list[Trial]:

@@ -7,7 +7,12 @@ import itertools
 import math
 
 from pgbench_kb.bench.profile.expansion import draw_seed, expand, pgbench_number
-from pgbench_kb.bench.profile.model import FLUSH_NATIVE, FLUSH_NATIVE_TRACED, Profile, Trial
+from pgbench_kb.bench.profile.model import (
+    FLUSH_NATIVE,
+    FLUSH_NATIVE_TRACED,
+    Profile,
+    Trial,
+)
 
 #: What the plan's estimate adds to the trials' own seconds, measured on the 2-core development
 #: machine (docs/harness.md, "What an interleaved design costs"): per trial (reset by template
@@ -48,6 +53,9 @@ def estimate_seconds(profile: Profile, trials: list[Trial]) -> int:
     init += PER_SESSION_FLUSH_S + PER_FLUSH_LEVEL_S * sum(
         1 for level in profile.flush_levels if level != FLUSH_NATIVE
     )
+    # One calibration run (and two restarts around it) per calibration key and session.
+    calibrations = len({t.calibration_key for t in trials if t.calibration_key})
+    init += calibrations * (profile.rate_calibration_s + PER_TRIAL_S + 2 * PER_RESTART_S)
     return int(
         sum(t.seconds for t in trials)
         + warmups
@@ -88,6 +96,15 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
         out.append(f"  server {server} (a cluster of its own, interleaved with the others)")
     for level in profile.flush_levels:
         out.append(f"  flush {_flush_words(level)}")
+    shares = sorted({t.rate_percent for t in trials if t.rate_percent}, key=float)
+    if shares:
+        out.append(
+            f"  rate {', '.join(s + '%' for s in shares)} of the maximum: --rate=auto is that "
+            f"share of the tps of an unthrottled {profile.rate_calibration_s} s run, made in "
+            "each session before the first trial that needs it, one per scale, workload, mode "
+            "and clients, under settings "
+            f"{profile.settings_sets[0][0]}"
+        )
     if profile.seed is not None:
         out.append(f"  order: shuffled in each round with the profile's seed {seed}")
     else:

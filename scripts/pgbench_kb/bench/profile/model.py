@@ -49,6 +49,18 @@ class Workload:
     scripts: tuple[Script, ...]
 
 
+#: How long the unthrottled calibration run of a rate given as a share of the maximum lasts
+#: unless the profile says (rate_calibration_s; docs/harness.md, "Rates as a share of the
+#: maximum").
+RATE_CALIBRATION_S = 30
+
+
+def rate_percent(rate: float | str | None) -> str:
+    """The percentage of a rate given as a share of the measured maximum ("70%" → "70"),
+    else ""."""
+    return rate[:-1] if isinstance(rate, str) and rate.endswith("%") else ""
+
+
 @dataclass(frozen=True)
 class Profile:
     name: str
@@ -61,7 +73,9 @@ class Profile:
     duration_s: int | None
     transactions: int | None
     query_modes: tuple[str, ...]
-    rates: tuple[float | None, ...]
+    #: pgbench --rate values: a number (tps), a share of the measured maximum ("70%", see
+    #: RATE_CALIBRATION_S), or None (unthrottled).
+    rates: tuple[float | str | None, ...]
     latency_limit_ms: float | None
     repeats: int
     warmup_s: int
@@ -79,6 +93,8 @@ class Profile:
     #: tracer), "native-traced" (the tracer with no added delay) or a target total in ms
     #: ("2", "0.5"); empty: the key is absent (no emulation, no flush axis).
     flush_levels: tuple[str, ...] = ()
+    #: Seconds of the calibration run of rates given as a share of the maximum.
+    rate_calibration_s: int = RATE_CALIBRATION_S
 
 
 #: flush_ms entries that are not a target: the device alone, and the tracer with no delay.
@@ -114,3 +130,13 @@ class Trial:
     server: str = ""
     #: The flush level (Profile.flush_levels); "" without flush_ms.
     flush: str = ""
+    #: A rate given as a share of the maximum: the percentage ("70"); pgbench_args then hold
+    #: --rate=auto, which bash replaces. "" otherwise.
+    rate_percent: str = ""
+    #: Which trials share one calibration in a session (the configuration less its settings
+    #: set and rate), and the settings set the calibration runs under (the profile's first).
+    calibration_key: str = ""
+    calibration_set: str = ""
+    calibration_settings: tuple[str, ...] = ()
+    #: How long the calibration runs (RATE_CALIBRATION_S); 0 without one.
+    calibration_s: int = 0

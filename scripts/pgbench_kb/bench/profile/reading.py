@@ -15,6 +15,7 @@ from typing import Any
 from pgbench_kb.bench.profile.key_rules import Rules, data_rules, plan_rules
 from pgbench_kb.bench.profile.model import (
     DEFAULT_LOGGED_LATENCIES,
+    RATE_CALIBRATION_S,
     RESETS,
     Profile,
     Script,
@@ -176,6 +177,12 @@ def _optional_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _rate(value: Any) -> float | str | None:
+    """A rates entry: a number of tps, a share of the maximum kept as written ("70%"), or
+    None."""
+    return value if isinstance(value, str) else _optional_float(value)
+
+
 def _flush_level(value: Any) -> str:
     """A flush_ms entry as the plan carries it: 'native', 'native-traced' or the target in ms
     written as short as it goes (2.0 → '2')."""
@@ -201,7 +208,7 @@ def build_profile(data: dict[str, Any], path: Path) -> Profile:
         duration_s=int(data["duration_s"]) if "duration_s" in data else None,
         transactions=int(data["transactions"]) if "transactions" in data else None,
         query_modes=_listed(data.get("query_modes", ["simple"])),
-        rates=tuple(_optional_float(r) for r in _listed(data.get("rates", [None]))),
+        rates=tuple(_rate(r) for r in _listed(data.get("rates", [None]))),
         latency_limit_ms=_optional_float(data.get("latency_limit_ms")),
         repeats=int(data.get("repeats", 1)),
         warmup_s=int(data.get("warmup_s", 0)),
@@ -215,6 +222,7 @@ def build_profile(data: dict[str, Any], path: Path) -> Profile:
         servers=tuple(dict.fromkeys(s.rstrip("/") or "/" for s in _listed(data["servers"])))
         if data.get("servers") is not None
         else (),
+        rate_calibration_s=int(data.get("rate_calibration_s", RATE_CALIBRATION_S)),
         flush_levels=tuple(_flush_level(v) for v in _listed(data["flush_ms"]))
         if data.get("flush_ms") is not None
         else (),

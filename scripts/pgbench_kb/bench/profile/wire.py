@@ -4,7 +4,8 @@ separated by 0x1e, lists inside a field by 0x1f (neither is whitespace, so empty
 
     index total group repeat repeats scale settings_name settings workload pgbench_args
     seconds warmup_args init_args reset script_files session sessions position seed
-    logged_latencies server flush
+    logged_latencies server flush rate_percent calibration_key calibration_set
+    calibration_settings calibration_s
 
 ``logged_latencies`` is 0 when the profile fixes the sampling rate; otherwise pgbench_args
 hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`` picks.
@@ -12,7 +13,11 @@ hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`
 hash of the configuration; ``kb import`` makes ``repeat.group`` of it, the machine and the
 session's start and its token (``<machine>-<YYYYMMDDTHHMMSSZ>-<token>-<hash>``). ``flush`` is
 the emulated commit flush level (profile key flush_ms: native, native-traced or a target in
-ms), empty without that key.
+ms), empty without that key. ``rate_percent`` is set for a rate given as a share of the
+maximum ("70%" → 70): pgbench_args then hold ``--rate=auto``, and bash replaces it by that share
+of the tps an unthrottled calibration run measured at the start of the session, one per
+``calibration_key``, under the settings set ``calibration_set`` (its ``calibration_settings``),
+for ``calibration_s`` seconds.
 
 Bash reads these fields by position: add a field at the end, never between.
 """
@@ -53,6 +58,11 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             str(t.logged_latencies),
             t.server,
             t.flush,
+            t.rate_percent,
+            t.calibration_key,
+            t.calibration_set,
+            UNIT_SEP.join(t.calibration_settings),
+            str(t.calibration_s) if t.calibration_key else "",
         ]
         lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)
