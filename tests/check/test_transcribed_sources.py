@@ -349,7 +349,7 @@ def test_the_striping_post_tells_three_machines_apart_and_the_io2_instance_is_un
         "gp3",
     ]
     assert row[1]["storage"]["data"]["array"]["disks"] == 16
-    assert row[1]["storage"]["data"]["array"]["stripe_size_bytes"] is None
+    assert row[1]["storage"]["data"]["array"].get("stripe_size_bytes") is None
     for slug in ("aws-m6idn-xlarge", "aws-x2iedn-2xlarge", "kmoppel-workstation-990-evo-plus"):
         assert [s["title"] for s in note(slug)["sources"]] == [STRIPING]
         assert note(slug)["described_from"] == "transcribed"
