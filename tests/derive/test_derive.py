@@ -256,6 +256,15 @@ def test_downloads_hold_every_run(derived: Path):
         ({"level": "zfs-mirror", "disks": 2, "media": "ssd"}, "ZFS mirror, 2× SSD"),
         # Regression: 7200 rpm was shown as "7k rpm" (integer division).
         ({"level": "raid1", "disks": 2, "media": "hdd", "rpm": 7200}, "RAID1, 2× HDD 7.2k rpm"),
+        # Issue 32: a cloud volume's type is what tells gp3 from io2.
+        (
+            {"level": "raid0", "disks": 16, "media": "virtual", "disk_model": "gp3"},
+            "RAID0, 16× virtual disk (gp3)",
+        ),
+        (
+            {"level": "single", "disks": 1, "media": "virtual", "disk_model": "io2"},
+            "single virtual disk (io2)",
+        ),
         (None, None),
     ],
 )
