@@ -294,6 +294,11 @@ def test_short_storage():
         "controller": {"write_cache": "write-back", "battery_backed": True},
     }  # fmt: skip
     assert short_storage(storage) == "RAID5 4×10k HDD, ext3, WAL on RAID1 2×10k HDD, BBU cache"
+    # Issue 32: a cloud volume's type tells the striped gp3 volumes from the io2 one.
+    gp3 = {"level": "raid0", "disks": 16, "media": "virtual", "disk_model": "gp3"}
+    io2 = {"level": "single", "disks": 1, "media": "virtual", "disk_model": "io2"}
+    assert short_storage({"data": {"array": gp3}}) == "RAID0 16×gp3 virtual disk"
+    assert short_storage({"data": {"array": io2}}) == "io2 virtual disk"
 
 
 @pytest.mark.parametrize(

@@ -99,6 +99,8 @@ def short_array(array: dict[str, Any] | None) -> str | None:
     media = MEDIA_NAMES.get(array.get("media") or "", array.get("media") or "")
     rpm = array.get("rpm")
     disk = " ".join(p for p in (f"{rpm / 1000:g}k" if rpm else "", media) if p)
+    if array.get("media") == "virtual" and array.get("disk_model"):
+        disk = f"{array['disk_model']} {disk}"  # a cloud volume's type: gp3, io2
     disks = array.get("disks")
     many = f"{disks}×{disk}" if disks and disks > 1 else disk
     return " ".join(p for p in (name, many) if p) or None
