@@ -273,3 +273,16 @@ def test_disk_roles_are_shown_on_the_machine_page() -> None:
 
     disk = {"count": 2, "media": "ssd", "roles": ["data", "wal"]}
     assert _disk(disk).endswith("for data, WAL")
+
+
+def test_a_cloud_volumes_type_is_shown_on_the_machine_page() -> None:
+    """Issue 32: two groups of "virtual disk" said nothing of which was gp3 and which io2."""
+    from pgbench_kb.derive.hardware import _disk
+
+    assert _disk({"count": 16, "media": "virtual", "model": "gp3", "roles": ["data"]}) == (
+        "16× virtual disk (gp3) for data"
+    )
+    assert _disk({"count": 2, "media": "ssd", "interface": "sata"}) == "2× SSD (sata)"
+    assert _disk({"count": 1, "media": "nvme", "model": "X", "interface": "nvme"}) == (
+        "1× NVMe (X, nvme)"
+    )

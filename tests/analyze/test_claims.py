@@ -123,6 +123,28 @@ def test_the_checkpoint_thread_figures_cannot_be_checked_and_say_why(claims):
     assert "DBT-2" in c["reason"] and "worst response time" in c["reason"]
 
 
+def test_the_striping_posts_io2_and_gp3_figures_hold_and_its_summary_says_why_not(claims):
+    """Issue 32: the 2025 post's io2 against sixteen gp3 stripes, as its table prints them; its
+    summary's unstriped figures are in prose and charts only."""
+    key = claims["io2-behind-16-gp3-stripes-on-key-reads"]
+    batch = claims["io2-ahead-of-16-gp3-stripes-on-batch-reads"]
+    assert key["verdict"] == batch["verdict"] == "holds"
+    assert [(x["metric"], x["values"]) for x in key["checks"]] == [("tps", [28871, 24338])]
+    assert [(x["metric"], x["values"]) for x in batch["checks"]] == [("tps", [510, 573])]
+    summary = claims["striping-gp3-free-lunch"]
+    assert summary["verdict"] == "cannot be checked" and summary["checks"] == []
+    assert "no run holds an unstriped setup" in summary["reason"]
+
+
+def test_the_pgbouncer_and_synchronous_commit_claims_cannot_be_checked_and_say_why(claims):
+    pooled = claims["connection-per-transaction-200-fold"]
+    assert pooled["verdict"] == "cannot be checked"
+    assert "67.540663 and 15,423.090062 tps" in pooled["reason"]
+    sync = claims["sync-commit-off-nearly-fsync-off"]
+    assert sync["verdict"] == "cannot be checked"
+    assert "128% against 150%" in sync["claim"] and "no tps figure" in sync["reason"]
+
+
 def test_a_chart_only_claim_cannot_be_checked(claims):
     c = claims["freebsd-zfs-over-twice-centos"]
     assert c["verdict"] == "cannot be checked"

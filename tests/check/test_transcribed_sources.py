@@ -5,6 +5,7 @@ them. Each test names the kind of mistake it guards."""
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import frontmatter
@@ -252,3 +253,126 @@ def test_a_measured_run_whose_fields_contradict_its_command_is_refused() -> None
     assert [f for f, _ in errors(run)] == []
     run["benchmark"]["command"] = "pgbench --client=8 --jobs=2 -T 6 pgbench_kb"
     assert errors(run) == [("benchmark.clients", "4 but benchmark.command says 8")]
+
+
+# Blog figures printed as text (issue 32, item 3): each post's figures as the post prints them,
+# parsed here and compared with what the run files hold.
+
+STRIPING = "Striping Postgres data volumes - a free lunch?"
+#: The post's summary table as printed (its Markdown source at commit 0fc5fcec7b70 of
+#: kmoppel/kmoppel.github.io): setup, key-read TPS and latency (ms), batch-read TPS and latency
+#: (ms), full-scan MB/s (the cells as printed, their padding left out).
+STRIPING_TABLE = """\
+| gp3 16 stripes | 28871 | 1.053 | 510 | 27.737 | 2025 |
+| io2 40k provisioned IOPS | 24338 | 0.607 | 573 | 13.479 | 704 |
+| local NVMe | 48059 | 0.267 | 866 | 9.26 | 1987 |
+| single gp3 in-memory | 147669 | 0.012 | 1508 | 4.281 | 6789 |
+"""
+PGBOUNCER = "pgbouncer: Proving the point"
+#: What the post prints for its run straight to PostgreSQL: the command line, then the output.
+PGBOUNCER_PRINTED = """\
+hs@VM:test$ pgbench -t 1000 -c 20 -S p1 -C -f select.sql
+starting vacuum\u2026end.
+transaction type: Custom query
+scaling factor: 1
+query mode: simple
+number of clients: 20
+number of threads: 1
+number of transactions per client: 1000
+number of transactions actually processed: 20000/20000
+tps = 67.540663 (including connections establishing)
+tps = 15423.090062 (excluding connections establishing)
+"""
+
+
+def _notes(run: dict) -> str:
+    return " ".join(run["provenance"]["notes"].split())
+
+
+def test_the_striping_posts_table_is_transcribed_cell_by_cell() -> None:
+    """Kind: a figure mistyped or moved to another row; key-read and batch-read figures
+    swapped; a latency column the post never defines filed as pgbench's average latency; a
+    setting, version or run length the post does not give."""
+    runs = runs_of(STRIPING)
+    assert len(runs) == 8
+    by_locator = {r["provenance"]["source"]["locator"]: r for r in runs}
+    rows = [
+        [c.strip() for c in line.strip(" |").split("|")] for line in STRIPING_TABLE.splitlines()
+    ]
+    for n, (setup, key_tps, key_ms, batch_tps, batch_ms, scan) in enumerate(rows, 1):
+        key = by_locator.pop(f"summary table, row {n}: {setup} (key read columns)")
+        batch = by_locator.pop(f"summary table, row {n}: {setup} (batch read columns)")
+        assert (key["results"]["tps"], batch["results"]["tps"]) == (int(key_tps), int(batch_tps))
+        assert key["benchmark"]["workload"]["scripts"][0]["builtin"] == "select-only"
+        assert batch["benchmark"]["workload"]["scripts"][0]["builtin"] is None
+        assert (key["benchmark"]["clients"], batch["benchmark"]["clients"]) == (16, 8)
+        for run, latency in ((key, key_ms), (batch, batch_ms)):
+            assert run["results"]["latency_avg_ms"] is None
+            assert f"({latency} ms for this row)" in _notes(run)
+            assert f"({scan} MB/s)" in _notes(run)
+            assert run["raw"] == [] and run["origin"] == "transcribed"
+            assert (run["results"]["statistic"], run["results"]["of_runs"]) == ("single", 1)
+            assert run["postgres"]["version"] is None and run["postgres"]["settings"] is None
+            bench = run["benchmark"]
+            assert [bench[k] for k in ("command", "duration_s", "query_mode", "threads")] == [
+                None
+            ] * 4
+            source = run["provenance"]["source"]
+            assert (source["author"], source["year"], source["title_is_descriptive"]) == (
+                "Kaarel Moppel",
+                2025,
+                False,
+            )
+    assert by_locator == {}
+
+
+def test_the_striping_post_tells_three_machines_apart_and_the_io2_instance_is_uncertain() -> None:
+    """Kind: a run put on a machine its source does not name, as a plain fact; a scale the
+    source gives for another machine."""
+    runs = runs_of(STRIPING)
+    row = {
+        int(r["provenance"]["source"]["locator"].split("row ")[1].split(":")[0]): r for r in runs
+    }
+    assert [row[n]["machine"] for n in (1, 2, 3, 4)] == [
+        "aws-m6idn-xlarge",
+        "aws-m6idn-xlarge",
+        "kmoppel-workstation-990-evo-plus",
+        "aws-x2iedn-2xlarge",
+    ]
+    assert [row[n]["benchmark"]["scale"] for n in (1, 2, 3, 4)] == [8000, 8000, 16000, None]
+    assert row[2]["provenance"]["uncertain"] == ["machine", "server.ram_bytes", "benchmark.scale"]
+    assert "does not name the instance of its io2 run" in _notes(row[2])
+    assert row[1]["provenance"]["uncertain"] == ["results.of_runs", "results.statistic"]
+    assert [row[n]["storage"]["data"]["array"]["disk_model"] for n in (1, 2, 4)] == [
+        "gp3",
+        "io2",
+        "gp3",
+    ]
+    assert row[1]["storage"]["data"]["array"]["disks"] == 16
+    assert row[1]["storage"]["data"]["array"].get("stripe_size_bytes") is None
+    for slug in ("aws-m6idn-xlarge", "aws-x2iedn-2xlarge", "kmoppel-workstation-990-evo-plus"):
+        assert [s["title"] for s in note(slug)["sources"]] == [STRIPING]
+        assert note(slug)["described_from"] == "transcribed"
+    # the post gives the drive, never the workstation's processor or memory
+    workstation = note("kmoppel-workstation-990-evo-plus")
+    assert workstation["cpu"] is None and workstation["ram"] is None
+
+
+def test_the_pgbouncer_posts_run_keeps_the_output_it_prints() -> None:
+    """Kind: a printed output retyped with a changed figure; the command line's -C lost."""
+    [run] = runs_of(PGBOUNCER)
+    prompt, *output = PGBOUNCER_PRINTED.splitlines()
+    assert run["benchmark"]["command"] == prompt.split("$ ", 1)[1]
+    [raw] = run["raw"]
+    assert (shipped_root() / raw["path"]).read_text(encoding="utf-8").splitlines() == output
+    printed = {
+        m[2]: float(m[1])
+        for m in re.finditer(r"tps = ([\d.]+) \((\w+) connections", PGBOUNCER_PRINTED)
+    }
+    assert run["results"]["tps"] == printed["excluding"]
+    assert run["results"]["tps_including_connections"] == printed["including"]
+    assert run["benchmark"]["connect_per_transaction"] is True
+    assert (run["postgres"]["version"], run["postgres"]["settings"]) == ("9.2.4", None)
+    assert run["benchmark"]["workload"]["scripts"][0]["text"] == "SELECT 1;"
+    assert run["provenance"]["uncertain"] == ["client.same_as_server"]
+    assert run["machine"] == "cybertec-virtualbox-1-core"

@@ -256,6 +256,15 @@ def test_downloads_hold_every_run(derived: Path):
         ({"level": "zfs-mirror", "disks": 2, "media": "ssd"}, "ZFS mirror, 2× SSD"),
         # Regression: 7200 rpm was shown as "7k rpm" (integer division).
         ({"level": "raid1", "disks": 2, "media": "hdd", "rpm": 7200}, "RAID1, 2× HDD 7.2k rpm"),
+        # Issue 32: a cloud volume's type is what tells gp3 from io2.
+        (
+            {"level": "raid0", "disks": 16, "media": "virtual", "disk_model": "gp3"},
+            "RAID0, 16× virtual disk (gp3)",
+        ),
+        (
+            {"level": "single", "disks": 1, "media": "virtual", "disk_model": "io2"},
+            "single virtual disk (io2)",
+        ),
         (None, None),
     ],
 )
@@ -285,6 +294,11 @@ def test_short_storage():
         "controller": {"write_cache": "write-back", "battery_backed": True},
     }  # fmt: skip
     assert short_storage(storage) == "RAID5 4×10k HDD, ext3, WAL on RAID1 2×10k HDD, BBU cache"
+    # Issue 32: a cloud volume's type tells the striped gp3 volumes from the io2 one.
+    gp3 = {"level": "raid0", "disks": 16, "media": "virtual", "disk_model": "gp3"}
+    io2 = {"level": "single", "disks": 1, "media": "virtual", "disk_model": "io2"}
+    assert short_storage({"data": {"array": gp3}}) == "RAID0 16×gp3 virtual disk"
+    assert short_storage({"data": {"array": io2}}) == "io2 virtual disk"
 
 
 @pytest.mark.parametrize(

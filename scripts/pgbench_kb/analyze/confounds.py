@@ -8,8 +8,8 @@ compared factor (or the workload it runs) that change what the comparison measur
   placement. When the total is the same on both sides, the comparison is the same disks
   arranged two ways (``same_disks``), the cleanest answer to "WAL on its own disks?".
 * ``compound_storage``: the data array changes in more than one way at once (RAID level,
-  disk count, media, rpm), so no single one of them can take the credit — except when the
-  same disks are arranged two ways, where the layout as a whole is what is compared.
+  disk count, media, rpm, disk model), so no single one of them can take the credit — except
+  when the same disks are arranged two ways, where the layout as a whole is what is compared.
 * ``branch_contention``: a TPC-B-like workload (tpcb-like, simple-update) with fewer branches
   (the scale) than clients: every transaction updates one branch row, so many clients queue on
   each other's row locks and the result measures that queue more than the factor.
@@ -44,6 +44,7 @@ _ARRAY = {
     "storage.data.array.disks": "disk count",
     "storage.data.array.media": "media",
     "storage.data.array.rpm": "rpm",
+    "storage.data.array.disk_model": "disk model",
 }
 
 

@@ -19,7 +19,12 @@ def _array(f: dict[str, Any], prefix: str) -> str | None:
     disks = f.get(f"{prefix}.disks")
     media = MEDIA_NAMES.get(f.get(f"{prefix}.media") or "", f.get(f"{prefix}.media"))
     rpm = f.get(f"{prefix}.rpm")
-    kind = " ".join(str(p) for p in (media, f"{rpm / 1000:g}k rpm" if rpm else None) if p)
+    model = f.get(f"{prefix}.disk_model")
+    kind = " ".join(
+        str(p)
+        for p in (media, f"{rpm / 1000:g}k rpm" if rpm else None, model and f"({model})")
+        if p
+    )
     if level in (None, "single") and disks in (None, 1):
         return f"single {kind}".strip() if kind else None
     name = LEVEL_NAMES.get(level or "", level)

@@ -30,7 +30,10 @@ def _disk(disk: dict[str, Any]) -> str:
         fmt.size(disk.get("size_bytes")),
         media,
         f"{fmt.figure(disk['rpm'])} rpm" if disk.get("rpm") else None,
-        f"({disk['interface']})" if disk.get("interface") else None,
+        # the model (a cloud volume's type: gp3, io2) and the interface, as "(gp3)", "(sata)"
+        "({})".format(", ".join(str(disk[k]) for k in ("model", "interface") if disk.get(k)))
+        if disk.get("model") or disk.get("interface")
+        else None,
         _roles(disk.get("roles")),
     ]
     return " ".join(str(p) for p in parts if p)

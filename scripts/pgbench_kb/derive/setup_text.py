@@ -31,7 +31,12 @@ def describe_array(array: dict[str, Any] | None) -> str | None:
     disks = array.get("disks")
     media = MEDIA_NAMES.get(array.get("media") or "", array.get("media"))
     rpm = array.get("rpm")
-    kind = " ".join(str(p) for p in (media, f"{rpm / 1000:g}k rpm" if rpm else None) if p)
+    model = array.get("disk_model")
+    kind = " ".join(
+        str(p)
+        for p in (media, f"{rpm / 1000:g}k rpm" if rpm else None, model and f"({model})")
+        if p
+    )
     parts = [p for p in (level, f"{disks}× {kind}".strip() if disks and kind else kind) if p]
     if level == "single disk" and disks == 1:
         parts = [f"single {kind}".strip() if kind else "single disk"]
@@ -94,6 +99,8 @@ def short_array(array: dict[str, Any] | None) -> str | None:
     media = MEDIA_NAMES.get(array.get("media") or "", array.get("media") or "")
     rpm = array.get("rpm")
     disk = " ".join(p for p in (f"{rpm / 1000:g}k" if rpm else "", media) if p)
+    if array.get("media") == "virtual" and array.get("disk_model"):
+        disk = f"{array['disk_model']} {disk}"  # a cloud volume's type: gp3, io2
     disks = array.get("disks")
     many = f"{disks}×{disk}" if disks and disks > 1 else disk
     return " ".join(p for p in (name, many) if p) or None

@@ -48,6 +48,12 @@ def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dic
     return by_source
 
 
+def _names(claim_source: str, title: str) -> bool:
+    """Whether a claim's ``source`` names the runs' source ``title``: the title itself, or the
+    title followed by a description in parentheses ("PgBench (a wiki page)")."""
+    return claim_source == title or claim_source.split(" (")[0] == title
+
+
 def write_sources(
     site: Site, rows: list[dict[str, Any]], known: dict[str, Any], urls: dict[str, str]
 ) -> None:
@@ -67,11 +73,13 @@ def write_sources(
         )
         entry["machines"].add(str(row["machine"]))
     claims = claims_of(known, urls)
+    # an imported result tree's claims are its own section's business, never "no run"
+    imported_titles = {str(r["imported_set"]["title"]) for r in rows if r.get("imported_set")}
     sources = [
         {
             "title": e["title"],
             "claims": next(
-                (found for name, found in claims.items() if name.split(" (")[0] == e["title"]), []
+                (found for name, found in claims.items() if _names(name, e["title"])), []
             ),
             "machines": sorted(e["machines"]),
             "taken": f"{fmt.count(len(e['runs']), 'run')} transcribed: the figures, and the "
@@ -79,8 +87,23 @@ def write_sources(
             "comes from is listed with it",
             "runs": e["runs"],
         }
-        for e in sorted(by_title.values(), key=lambda e: e["title"])
+        for e in by_title.values()
     ]
+    # A source whose conclusions are checked here but none of whose figures a run can hold
+    # (percentages only, response times in prose): listed with its claims and why no run.
+    sources += [
+        {
+            "title": name,
+            "claims": found,
+            "machines": [],
+            "taken": "no run taken from it: only its conclusions are listed, each with why "
+            "it cannot be checked",
+            "runs": [],
+        }
+        for name, found in claims.items()
+        if not any(_names(name, title) for title in {*by_title, *imported_titles})
+    ]
+    sources.sort(key=lambda s: s["title"])
     site.page(
         "sources/_index.md",
         {
