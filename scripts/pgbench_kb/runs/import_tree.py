@@ -48,6 +48,8 @@ REQUIRED_GROUPS = ("session", "repeat")
 CHECKED_GROUPS = {"clients": "clients", "mode": "query_mode", "scale": "scale"}
 STARTED_RE = re.compile(r"^(\d{4})(\d{2})(\d{2})\D?(\d{2})(\d{2})(\d{2})$")
 DEFAULT_ADDRESS = "{url}/blob/{revision}/{path}"
+#: The command lines of ``run.benchmark`` that may name the pattern's groups: {clients}…
+COMMAND_KEYS = ("command", "init_command")
 #: Keys of ``run`` that the tree importer sets itself.
 SET_BY_IMPORTER = ("id", "raw", "repeat", "origin", "provenance.source", "schema_version")
 
@@ -152,15 +154,25 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
                     "remove it (the source is the mapping's source:)",
                 )
             )
-    command = (data["run"].get("benchmark") or {}).get("command")
-    if isinstance(command, str):
+    commands = [
+        (f"run.benchmark.{key}", (data["run"].get("benchmark") or {}).get(key))
+        for key in COMMAND_KEYS
+    ]
+    for index, case in enumerate(data.get("cases") or []):
+        commands += [
+            (f"cases.{index}.run.benchmark.{key}", (case["run"].get("benchmark") or {}).get(key))
+            for key in COMMAND_KEYS
+        ]
+    for where, command in commands:
+        if not isinstance(command, str):
+            continue
         names = {name for _, name, _, _ in string.Formatter().parse(command) if name}
         for name in sorted(names - set(pattern.groupindex)):
             found.append(
                 Located(
                     shown,
-                    line_of("run.benchmark.command"),
-                    "run.benchmark.command",
+                    line_of(where),
+                    where,
                     f"{{{name}}} is not a named group of files.pattern",
                     "use the names of the pattern's groups, e.g. {clients}",
                 )
@@ -344,10 +356,11 @@ def _given(mapping: dict[str, Any], out: Output, repeat: dict[str, Any]) -> dict
     for case in mapping.get("cases") or []:
         if re.search(case["pattern"], out.rel):
             facts = deep_merge(facts, case["run"])
-    command = (facts.get("benchmark") or {}).get("command")
-    if isinstance(command, str):
-        # The author's command line, with the parts of the path in place: {clients}, {mode}…
-        facts = deep_merge(facts, {"benchmark": {"command": command.format_map(out.parts)}})
+    for key in COMMAND_KEYS:
+        command = (facts.get("benchmark") or {}).get(key)
+        if isinstance(command, str):
+            # The author's command line, with the parts of the path in place: {clients}, {mode}…
+            facts = deep_merge(facts, {"benchmark": {key: command.format_map(out.parts)}})
     return deep_merge(facts, {"origin": "measured", "provenance": provenance, "repeat": repeat})
 
 
