@@ -118,17 +118,6 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
                 "keep one: the started group, or files.started when the path holds no start",
             )
         )
-    for session, value in sorted((files.get("started") or {}).items()):
-        if STARTED_RE.match(value) is None:
-            found.append(
-                Located(
-                    shown,
-                    line_of(f"files.started.{session}"),
-                    f"files.started.{session}",
-                    f"{value!r} is not a date and time YYYYMMDD-HHMMSS",
-                    "write the session's start, e.g. 20160529-154436",
-                )
-            )
     address = data["source"].get("address") or ""
     names = {name for _, name, _, _ in string.Formatter().parse(address) if name}
     for name in sorted(names - set(pattern.groupindex) - {"url", "revision", "path"}):
