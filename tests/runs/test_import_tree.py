@@ -341,3 +341,23 @@ def test_a_session_missing_from_files_started_is_named(root: Path) -> None:
         "'20261127-020000-tpcb' has no start in files.started"
     ) in done.stderr
     assert not (root / "data" / "runs").exists()
+
+
+def test_unstated_settings_stay_null_only_when_the_notes_say_so(root: Path) -> None:
+    # A published tree whose author lists no settings: null (unknown), never {} (defaults);
+    # the run must say why in its notes.
+    unstated = {"  postgres:\n    settings: {}\n": ""}
+    mapping = write_mapping(root, mapping_text(**unstated))
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping), "--dry-run")
+    assert done.returncode != 0
+    assert "provenance.notes: missing: postgres.settings is null" in done.stderr, done.stderr
+    explained = {
+        "  postgres:\n    settings: {}\n": (
+            "  provenance:\n    notes: The author lists no settings.\n"
+        )
+    }
+    mapping = write_mapping(root, mapping_text(**explained))
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping))
+    assert done.returncode == 0, done.stderr
+    assert all(run["postgres"]["settings"] is None for run in runs(root).values())
+    assert kb(root, "check").returncode == 0
