@@ -245,3 +245,119 @@ def test_a_skipped_file_is_named_with_its_reason(root: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "would import 3 runs" in done.stdout
     assert f"left out {skipped}: not a run" in done.stdout
+
+
+NO_START = r"^(?P<session>\d{8}-\d{6}-tpcb)/results/"
+STARTED = (
+    "  repeats: 2\n  started:\n"
+    "    20261127-014210-tpcb: 20261127-050000\n    20261127-020000-tpcb: 20261127-060000\n"
+)
+ARCHIVE = "  address: '{url}/blob/{revision}/archives/{session}.tar'\n  terms:"
+
+
+def test_files_started_gives_the_start_the_path_does_not_hold(root: Path) -> None:
+    # The session's start from the mapping (read from the tree's own logs), not from the path;
+    # and an address that names a group of the pattern (outputs published inside an archive).
+    mapping = write_mapping(
+        root,
+        mapping_text(
+            **{
+                r"^(?P<session>(?P<started>\d{8}-\d{6})-tpcb)/results/": NO_START,
+                "  repeats: 2\n": STARTED,
+                "  terms:": ARCHIVE,
+            }
+        ),
+    )
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping))
+    assert done.returncode == 0, done.stderr
+    imported = runs(root)
+    assert len(imported) == 4
+    for rel, run in imported.items():
+        session = rel.split("/", 1)[0]
+        start = "20261127T050000-" if session.startswith("20261127-0142") else "20261127T060000-"
+        assert bench_session(run["repeat"]).startswith(start)
+        assert run["provenance"]["source"]["url"] == (
+            f"https://github.com/someone/results/blob/{REVISION}/archives/{session}.tar"
+        )
+        assert run["provenance"]["source"]["locator"] == rel
+    assert kb(root, "check").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        pytest.param(
+            {"  repeats: 2\n": STARTED},
+            "files.started: is given, but files.pattern has a started group too",
+            id="both",
+        ),
+        pytest.param(
+            {r"^(?P<session>(?P<started>\d{8}-\d{6})-tpcb)/results/": NO_START},
+            "files.pattern: has no named group 'started'",
+            id="neither",
+        ),
+        pytest.param(
+            {
+                r"^(?P<session>(?P<started>\d{8}-\d{6})-tpcb)/results/": NO_START,
+                "  repeats: 2\n": STARTED.replace("20261127-060000", "2026-11-27"),
+            },
+            "files.started.20261127-020000-tpcb: '2026-11-27' is not in the form",
+            id="bad-start",
+        ),
+        pytest.param(
+            {"  terms:": ARCHIVE.replace("{session}", "{archive}")},
+            "source.address: {archive} is neither url, revision, path nor a named group",
+            id="address-group",
+        ),
+    ],
+)
+def test_a_bad_start_or_address_is_a_located_error(
+    root: Path, change: dict[str, str], expected: str
+) -> None:
+    mapping = write_mapping(root, mapping_text(**change))
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping))
+    assert done.returncode != 0
+    assert expected in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (root / "data" / "runs").exists()
+
+
+def test_a_session_missing_from_files_started_is_named(root: Path) -> None:
+    mapping = write_mapping(
+        root,
+        mapping_text(
+            **{
+                r"^(?P<session>(?P<started>\d{8}-\d{6})-tpcb)/results/": NO_START,
+                "  repeats: 2\n": STARTED.replace(
+                    "    20261127-020000-tpcb: 20261127-060000\n", ""
+                ),
+            }
+        ),
+    )
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping))
+    assert done.returncode != 0
+    assert (
+        "20261127-020000-tpcb/results/4/1/simple.log: files.started: its session "
+        "'20261127-020000-tpcb' has no start in files.started"
+    ) in done.stderr
+    assert not (root / "data" / "runs").exists()
+
+
+def test_unstated_settings_stay_null_only_when_the_notes_say_so(root: Path) -> None:
+    # A published tree whose author lists no settings: null (unknown), never {} (defaults);
+    # the run must say why in its notes.
+    unstated = {"  postgres:\n    settings: {}\n": ""}
+    mapping = write_mapping(root, mapping_text(**unstated))
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping), "--dry-run")
+    assert done.returncode != 0
+    assert "provenance.notes: missing: postgres.settings is null" in done.stderr, done.stderr
+    explained = {
+        "  postgres:\n    settings: {}\n": (
+            "  provenance:\n    notes: The author lists no settings.\n"
+        )
+    }
+    mapping = write_mapping(root, mapping_text(**explained))
+    done = kb(root, "import", str(TREE), "--mapping", str(mapping))
+    assert done.returncode == 0, done.stderr
+    assert all(run["postgres"]["settings"] is None for run in runs(root).values())
+    assert kb(root, "check").returncode == 0

@@ -4,11 +4,13 @@ pgbench output, through the same ``import_run`` as a single output.
 The mapping file (schema ``schemas/mapping.schema.json``, checked by ``kb check`` under
 ``data/imports/*/mapping.yaml``) says which files are outputs (a regular expression on the
 path inside the tree), what the named parts of that path are (the session's directory and
-start, the repeat's number; clients, mode and scale, checked against what each output says),
-the facts the author gave for every run (``run``: the keys of a run file), where the tree comes
-from (repository, commit, author, the page describing the setup, the terms) and whether the
-terms allow keeping the outputs (``keep_raw``; otherwise each run keeps the output's address
-at the commit and its sha256 in ``provenance.source``).
+start, the repeat's number; clients, mode and scale, checked against what each output says;
+when the path holds no start, ``files.started`` gives each session's, read from the tree's
+own logs), the facts the author gave for every run (``run``: the keys of a run file), where
+the tree comes from (repository, commit, author, the page describing the setup, the terms)
+and whether the terms allow keeping the outputs (``keep_raw``; otherwise each run keeps the
+output's address at the commit and its sha256 in ``provenance.source``; ``source.address``
+may name the pattern's groups, for outputs published inside an archive).
 
 **Sessions.** A bench session is the level the analysis treats as one state of the machine
 (``analyze/sessions.py``). For an imported tree it is, with ``session: directory``, each
@@ -40,11 +42,14 @@ from pgbench_kb.runs.import_declared import deep_merge
 from pgbench_kb.runs.importer import import_run
 from pgbench_kb.runs.schema import validate
 
-#: Named groups of ``files.pattern`` and what each must be.
-REQUIRED_GROUPS = ("session", "started", "repeat")
+#: Named groups of ``files.pattern`` and what each must be (``started`` unless
+#: ``files.started`` gives each session's start).
+REQUIRED_GROUPS = ("session", "repeat")
 CHECKED_GROUPS = {"clients": "clients", "mode": "query_mode", "scale": "scale"}
 STARTED_RE = re.compile(r"^(\d{4})(\d{2})(\d{2})\D?(\d{2})(\d{2})(\d{2})$")
 DEFAULT_ADDRESS = "{url}/blob/{revision}/{path}"
+#: The command lines of ``run.benchmark`` that may name the pattern's groups: {clients}…
+COMMAND_KEYS = ("command", "init_command")
 #: Keys of ``run`` that the tree importer sets itself.
 SET_BY_IMPORTER = ("id", "raw", "repeat", "origin", "provenance.source", "schema_version")
 
@@ -86,7 +91,8 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
                 "write a Python regular expression",
             )
         ]
-    for name in REQUIRED_GROUPS:
+    required = REQUIRED_GROUPS + (() if files.get("started") else ("started",))
+    for name in required:
         if name not in pattern.groupindex:
             found.append(
                 Located(
@@ -94,9 +100,36 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
                     line_of("files.pattern"),
                     "files.pattern",
                     f"has no named group {name!r}",
-                    f"mark that part of the path with (?P<{name}>…)",
+                    f"mark that part of the path with (?P<{name}>…)"
+                    + (
+                        " or give each session's start in files.started"
+                        if name == "started"
+                        else ""
+                    ),
                 )
             )
+    if files.get("started") and "started" in pattern.groupindex:
+        found.append(
+            Located(
+                shown,
+                line_of("files.started"),
+                "files.started",
+                "is given, but files.pattern has a started group too",
+                "keep one: the started group, or files.started when the path holds no start",
+            )
+        )
+    address = data["source"].get("address") or ""
+    names = {name for _, name, _, _ in string.Formatter().parse(address) if name}
+    for name in sorted(names - set(pattern.groupindex) - {"url", "revision", "path"}):
+        found.append(
+            Located(
+                shown,
+                line_of("source.address"),
+                "source.address",
+                f"{{{name}}} is neither url, revision, path nor a named group of files.pattern",
+                "use {url}, {revision}, {path} or the names of the pattern's groups",
+            )
+        )
     for dotted in SET_BY_IMPORTER:
         head, _, tail = dotted.partition(".")
         value = data["run"].get(head)
@@ -110,15 +143,25 @@ def _rules(data: dict[str, Any], line_of: Any, shown: str) -> list[Located]:
                     "remove it (the source is the mapping's source:)",
                 )
             )
-    command = (data["run"].get("benchmark") or {}).get("command")
-    if isinstance(command, str):
+    commands = [
+        (f"run.benchmark.{key}", (data["run"].get("benchmark") or {}).get(key))
+        for key in COMMAND_KEYS
+    ]
+    for index, case in enumerate(data.get("cases") or []):
+        commands += [
+            (f"cases.{index}.run.benchmark.{key}", (case["run"].get("benchmark") or {}).get(key))
+            for key in COMMAND_KEYS
+        ]
+    for where, command in commands:
+        if not isinstance(command, str):
+            continue
         names = {name for _, name, _, _ in string.Formatter().parse(command) if name}
         for name in sorted(names - set(pattern.groupindex)):
             found.append(
                 Located(
                     shown,
-                    line_of("run.benchmark.command"),
-                    "run.benchmark.command",
+                    line_of(where),
+                    where,
                     f"{{{name}}} is not a named group of files.pattern",
                     "use the names of the pattern's groups, e.g. {clients}",
                 )
@@ -201,6 +244,7 @@ def _started(value: str, rel: str) -> str:
 def _outputs(tree: Path, mapping: dict[str, Any], result: TreeImported) -> list[Output]:
     pattern = re.compile(mapping["files"]["pattern"])
     skip = dict(mapping["files"].get("skip") or {})
+    starts = dict(mapping["files"].get("started") or {})
     outputs = []
     problems: list[KbError] = []
     for rel in _files(tree):
@@ -212,6 +256,18 @@ def _outputs(tree: Path, mapping: dict[str, Any], result: TreeImported) -> list[
             result.skipped[rel] = skip.pop(rel)
             continue
         parts = {k: v for k, v in found.groupdict().items() if v is not None}
+        if "started" not in parts:
+            if parts["session"] not in starts:
+                problems.append(
+                    RunImportError(
+                        f"its session {parts['session']!r} has no start in files.started",
+                        path=rel,
+                        field="files.started",
+                        hint="add the session with its start, YYYYMMDD-HHMMSS, to files.started",
+                    )
+                )
+                continue
+            parts["started"] = starts[parts["session"]]
         try:
             started = _started(parts["started"], rel)
         except RunImportError as exc:
@@ -261,8 +317,13 @@ def _plan(mapping: dict[str, Any], outputs: list[Output]) -> dict[str, dict[str,
 
 def _given(mapping: dict[str, Any], out: Output, repeat: dict[str, Any]) -> dict[str, Any]:
     source = mapping["source"]
-    address = (source.get("address") or DEFAULT_ADDRESS).format(
-        url=source["url"].rstrip("/"), revision=source["revision"], path=out.rel
+    address = (source.get("address") or DEFAULT_ADDRESS).format_map(
+        {
+            **out.parts,
+            "url": source["url"].rstrip("/"),
+            "revision": source["revision"],
+            "path": out.rel,
+        }
     )
     started = out.started
     provenance = {
@@ -284,10 +345,11 @@ def _given(mapping: dict[str, Any], out: Output, repeat: dict[str, Any]) -> dict
     for case in mapping.get("cases") or []:
         if re.search(case["pattern"], out.rel):
             facts = deep_merge(facts, case["run"])
-    command = (facts.get("benchmark") or {}).get("command")
-    if isinstance(command, str):
-        # The author's command line, with the parts of the path in place: {clients}, {mode}…
-        facts = deep_merge(facts, {"benchmark": {"command": command.format_map(out.parts)}})
+    for key in COMMAND_KEYS:
+        command = (facts.get("benchmark") or {}).get(key)
+        if isinstance(command, str):
+            # The author's command line, with the parts of the path in place: {clients}, {mode}…
+            facts = deep_merge(facts, {"benchmark": {key: command.format_map(out.parts)}})
     return deep_merge(facts, {"origin": "measured", "provenance": provenance, "repeat": repeat})
 
 

@@ -11,7 +11,8 @@ above the pages ``kb derive`` writes). So:
   ``kb derive`` writes pages (``GENERATED_SECTIONS``) would replace them and is refused, as is
   a page named as Hugo names bundles or list pages (``RESERVED_NAMES``);
 - ``data/`` holds run files (``data/runs/``), their raw files (``data/raw/``), the mapping
-  files of imported result trees (``data/imports/SET/mapping.yaml``), ``data/claims.yaml``,
+  files of imported result trees (``data/imports/SET/mapping.yaml``, and ``LICENSE`` beside
+  it when the set's licence asks copies to keep its notice), ``data/claims.yaml``,
   ``data/answers.yaml`` (the answer pages' words, checked by ``kb derive``:
   derive/answer_pages.py) and ``data/maintainers-runs.sha256`` (the project's
   own runs, which alone may sign as its maintainers: check/text.py);
@@ -85,7 +86,8 @@ PAGE_PLACES = (
 SECTIONS = {"guides": "guide", "hardware": "hardware"}
 DATA_PLACES = (
     "data/runs/ (run files), data/raw/ (their raw files), data/imports/SET/mapping.yaml (how a "
-    "result tree was imported), data/claims.yaml, data/answers.yaml and "
+    "result tree was imported) with its LICENSE when the set's licence asks copies to keep its "
+    "notice, data/claims.yaml, data/answers.yaml and "
     "data/maintainers-runs.sha256"
 )
 #: Single files of data/ besides the run and raw files (the last: the project's own runs,
@@ -248,6 +250,8 @@ def _data_problem(path: Path, relative: PurePosixPath) -> list[Finding]:
         return []
     if len(parts) == 4 and parts[1] == "imports" and parts[3] == "mapping.yaml":
         return []  # checked against its schema by kb check (runs/import_tree.py)
+    if len(parts) == 4 and parts[1] == "imports" and parts[3] == "LICENSE":
+        return []  # the notice a set's licence asks its copies to keep (the MIT licence's)
     if len(parts) > 2 and parts[1] == "runs":
         if path.suffix in RUN_SUFFIXES:
             return []

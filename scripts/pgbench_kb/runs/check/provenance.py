@@ -154,8 +154,9 @@ def _missing(run: dict[str, Any], dotted: str) -> bool:
 def rules_required(run: dict[str, Any]) -> list[Issue]:
     """The provenance every contributed run carries (CONTRIBUTING.md, "What a run must
     carry"): who contributed it; for a measured run also the PostgreSQL version, the settings
-    and the storage (unless it was imported from a result tree someone else published, whose
-    author may not have said); a transcribed run names its source (the schema requires title,
+    and the storage (the last two unless it was imported from a result tree someone else
+    published, whose author may not have said: then null settings are explained in
+    provenance.notes); a transcribed run names its source (the schema requires title,
     kind and year) and says whether the title is the source's own."""
     if run.get("synthetic"):
         return []
@@ -163,10 +164,24 @@ def rules_required(run: dict[str, Any]) -> list[Issue]:
     if run["origin"] == "measured":
         required += REQUIRED_OF_MEASURED_RUNS
         if (run["provenance"].get("source") or {}).get("kind") == "measurement":
-            # Imported from a result tree someone else published: its storage is what the
-            # author stated, and unknown (null, said in the machine's note) when not stated.
-            required = [r for r in required if r[0] != "storage.data"]
+            # Imported from a result tree someone else published: its storage and settings
+            # are what the author stated, and unknown (null) when not stated: the machine's
+            # note says why for the storage, provenance.notes for the settings.
+            required = [r for r in required if r[0] not in ("storage.data", "postgres.settings")]
     issues = [Issue(dotted, f"missing: {how}") for dotted, how in required if _missing(run, dotted)]
+    if (
+        run["origin"] == "measured"
+        and "postgres.settings" not in [r[0] for r in required]
+        and _missing(run, "postgres.settings")
+        and not run["provenance"].get("notes")
+    ):
+        issues.append(
+            Issue(
+                "provenance.notes",
+                "missing: postgres.settings is null (the source does not state them): say so "
+                "in provenance.notes (run.provenance.notes of the mapping)",
+            )
+        )
     source = run["provenance"].get("source") or {}
     if run["origin"] == "transcribed" and source.get("title_is_descriptive") is None:
         issues.append(
