@@ -420,6 +420,9 @@ def _curve_of(
     if made is None:
         return None
     made["held_equal"] = {f: held[f] for f in (*HEADLINE, "repeat.session") if f in held}
+    # The rest, for telling apart curves whose headline fields are all alike (two cloud
+    # volumes of one machine): a legend names what sets them apart.
+    made["held_other"] = {f: v for f, v in sorted(rest.items()) if f not in made["held_equal"]}
     made["held_equal_count"] = len(rest)
     made["differs_also"] = sorted(moved + _differs_also(kept), key=lambda d: d["field"])
     made["left_out"] = left_out

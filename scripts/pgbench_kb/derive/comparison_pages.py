@@ -76,6 +76,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                 "rows": rows,
                 "swept_field": str(curve.get("swept")),
                 "held_equal": held,
+                "held_other": curve.get("held_other") or {},
                 "points": points,
                 "held": knowledge.held_words(held),
                 "caveats": [
@@ -92,7 +93,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
         by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
     overlays = {slug: curve_overlays(site, items) for slug, items in by_machine.items()}
     for item in shown:
-        for key in ("swept_field", "held_equal", "points"):
+        for key in ("swept_field", "held_equal", "held_other", "points"):
             item.pop(key)
     if len(shown) > SPLIT_FROM and len(by_machine) > 1:
         # Like a large family of comparisons: one page per machine, and a list of them.
@@ -134,13 +135,26 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
 
 def series_names(items: list[dict[str, Any]]) -> list[str]:
     """What tells curves of one machine apart: the held-equal fields whose values differ
-    between them (``scale 5``, ``PostgreSQL version 18.6``), else each curve's title."""
-    keys = sorted({k for item in items for k in item["held_equal"]})
-    differ = [k for k in keys if len({str(i["held_equal"].get(k)) for i in items}) > 1]
-    names = [
-        ", ".join(_series_part(i["held_equal"].get(k), k) for k in differ) or i["title"]
-        for i in items
-    ]
+    between them (``scale 5``, ``PostgreSQL version 18.6``); where no headline field does, the
+    other fields each curve holds equal (a cloud volume); else each curve's title."""
+
+    def held(item: dict[str, Any]) -> dict[str, Any]:
+        return {**(item.get("held_other") or {}), **item["held_equal"]}
+
+    differ: list[str] = []
+    for fields in (lambda i: i["held_equal"], held):
+        keys = sorted({k for item in items for k in fields(item)})
+        differ = [k for k in keys if len({str(fields(i).get(k)) for i in items}) > 1]
+        if differ:
+            break
+    names = list(
+        labels.apart_parts(
+            *(
+                ", ".join(_series_part(held(i).get(k), k) for k in differ) or i["title"]
+                for i in items
+            )
+        )
+    )
     if len(set(names)) < len(names):
         names = [f"{n} ({number})" for number, n in enumerate(names, start=1)]
     return names

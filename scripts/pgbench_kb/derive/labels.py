@@ -135,17 +135,17 @@ def readable(text: str) -> str:
     return session_words(_PATH.sub(lambda m: field_label(m.group(0)), text))
 
 
-def apart_parts(a: str, b: str) -> tuple[str, str]:
-    """Two configurations' words (``PG 15.18, -M simple, scale 8`` and ``PG 18.6, -M simple,
-    scale 8``) without the parts they share (``PG 15.18`` and ``PG 18.6``), so that a title or a
-    chart's bar names what sets them apart instead of being cut; as they are when either side
-    would be left with nothing."""
-    parts_a, parts_b = a.split(", "), b.split(", ")
-    only_a = [p for p in parts_a if p not in parts_b]
-    only_b = [p for p in parts_b if p not in parts_a]
-    if not only_a or not only_b:
-        return a, b
-    return ", ".join(only_a), ", ".join(only_b)
+def apart_parts(*names: str) -> tuple[str, ...]:
+    """Configurations' words (``PG 15.18, -M simple, scale 8`` and ``PG 18.6, -M simple,
+    scale 8``) without the parts they all share (``PG 15.18`` and ``PG 18.6``), so that a title,
+    a chart's bar or a legend names what sets them apart instead of being cut; as they are when
+    any would be left with nothing."""
+    split = [name.split(", ") for name in names]
+    shared = set(split[0]).intersection(*split[1:]) if split else set()
+    only = [[p for p in parts if p not in shared] for parts in split]
+    if not all(only):
+        return tuple(names)
+    return tuple(", ".join(parts) for parts in only)
 
 
 def value_words(value: Any) -> str:
