@@ -61,6 +61,7 @@ class Notes:
         self.texts: list[str] = []
 
     def number(self, text: str) -> int:
+        text = text[:1].upper() + text[1:]
         if text not in self.texts:
             self.texts.append(text)
         return self.texts.index(text) + 1
