@@ -25,6 +25,7 @@ from pgbench_kb.analyze.costs import COST_WORDS
 from pgbench_kb.analyze.latency_trust import reason_of
 from pgbench_kb.analyze.txcosts import COSTS
 from pgbench_kb.derive import knowledge, labels
+from pgbench_kb.derive.explorer import session_words
 
 #: The columns after tps, in order: (metric, header, which way is better). Costs follow, in
 #: ``COSTS`` order, each only on a machine where a configuration has it.
@@ -124,26 +125,13 @@ def machine_matrix(
             {
                 "key": knowledge.page_slug(str(group["id"])),
                 "title": info["title"],
-                "session": labels.session_words(session_words(group.get("session"))),
+                "session": session_words(group.get("session")),
                 "url": info["url"],
                 "cells": row_cells(group, columns, untrusted.get(str(group["id"])) or [], notes),
             }
         )
     rows.sort(key=lambda r: (r["title"], r["session"], r["key"]))
     return {"machine": machine, "columns": columns, "rows": rows, "notes": notes.listed()}
-
-
-def session_words(session: Any) -> str:
-    """``bench 20261123T134421Z-…`` → ``bench session 20261123T134421Z-…`` (its token then
-    written as its start by ``labels.session_words``); ``source X`` → ``the source “X”``."""
-    text = str(session or "")
-    if text.startswith("bench "):
-        return "bench session " + text.removeprefix("bench ")
-    if text.startswith("source "):
-        return f"the source “{text.removeprefix('source ')}”"
-    if text.startswith("day "):
-        return "runs of " + text.removeprefix("day ").split(" ", 1)[-1]
-    return text or "not recorded"
 
 
 def matrices(known: dict[str, Any], placed_groups: list[dict[str, Any]]) -> dict[str, Any]:
