@@ -42,8 +42,9 @@ COST_NOT_MEASURED += "computed from."
 
 def columns_of(groups: list[dict[str, Any]]) -> list[dict[str, str]]:
     """The matrix's figure columns for one machine's groups: tps, p95 latency, then each
-    per-transaction cost at least one of them has."""
-    found = {m for g in groups for m in (g.get("figures") or {})}
+    per-transaction cost at least one of them has above zero (a cost zero in every
+    configuration, temp bytes of a workload that never spills, sets nothing apart)."""
+    found = {m for g in groups for m, f in (g.get("figures") or {}).items() if f.get("center")}
     columns = [{"metric": "tps", "label": "tps", "better": "higher"}]
     columns += [{"metric": m, "label": label, "better": better} for m, label, better in
                 LATENCY_COLUMNS]  # fmt: skip
