@@ -123,10 +123,13 @@ def test_no_figure_without_trust_and_every_dash_has_its_reason():
 
 
 def test_costs_show_as_columns_only_where_a_configuration_has_them():
-    assert [c["metric"] for c in columns_of([{"figures": {}}])] == ["tps", "latency_p95_ms"]
+    assert [c["metric"] for c in columns_of([{"figures": {}}])] == ["tps"]
     # A cost zero in every configuration sets nothing apart: no column.
     zero = columns_of([{"figures": {"temp_bytes_per_txn": {"center": 0, "n": 2}}}])
-    assert [c["metric"] for c in zero] == ["tps", "latency_p95_ms"]
+    assert [c["metric"] for c in zero] == ["tps"]
+    # No p95 anywhere, but latencies that cannot be trusted: the column says why.
+    untrusted = columns_of([{"id": "g", "figures": {}}], {"g": [UNTRUSTED]})
+    assert [c["metric"] for c in untrusted] == ["tps", "latency_p95_ms"]
     wal = columns_of([{"figures": {"wal_bytes_per_txn": {"center": 1, "n": 1}}}])
     assert wal[-1] == {"metric": "wal_bytes_per_txn", "label": "WAL bytes per transaction",
                        "better": "lower"}  # fmt: skip

@@ -27,8 +27,9 @@ from pgbench_kb.analyze.txcosts import COSTS
 from pgbench_kb.derive import knowledge, labels
 from pgbench_kb.derive.explorer import session_words
 
-#: The columns after tps, in order: (metric, header, which way is better). Costs follow, in
-#: ``COSTS`` order, each only on a machine where a configuration has it.
+#: The columns after tps, in order: (metric, header, which way is better), each only on a
+#: machine where a configuration has it or a reason it has none. Costs follow, in ``COSTS``
+#: order, each only on a machine where a configuration has it.
 LATENCY_COLUMNS = (("latency_p95_ms", "p95 latency (ms)", "lower"),)
 
 NOT_MEASURED = {
@@ -38,16 +39,24 @@ NOT_MEASURED = {
 }
 COST_NOT_MEASURED = "not recorded: the run files of this configuration hold no counter it is "
 COST_NOT_MEASURED += "computed from."
+TRANSCRIBED = "not in the source: the figures of this configuration are transcribed from a "
+TRANSCRIBED += "source that gives none the site can use here."
 
 
-def columns_of(groups: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The matrix's figure columns for one machine's groups: tps, p95 latency, then each
-    per-transaction cost at least one of them has above zero (a cost zero in every
-    configuration, temp bytes of a workload that never spills, sets nothing apart)."""
+def columns_of(
+    groups: list[dict[str, Any]], untrusted: dict[str, Any] | None = None
+) -> list[dict[str, str]]:
+    """The matrix's figure columns for one machine's groups: tps; p95 latency where one of
+    them has it or has runs whose latencies cannot be trusted (``untrusted``, by group id:
+    their "—" says why); then each per-transaction cost at least one of them has above zero
+    (a cost zero in every configuration, temp bytes of a workload that never spills, sets
+    nothing apart)."""
     found = {m for g in groups for m, f in (g.get("figures") or {}).items() if f.get("center")}
+    if any((untrusted or {}).get(str(g.get("id"))) for g in groups):
+        found |= {m for m, _label, _better in LATENCY_COLUMNS}
     columns = [{"metric": "tps", "label": "tps", "better": "higher"}]
     columns += [{"metric": m, "label": label, "better": better} for m, label, better in
-                LATENCY_COLUMNS]  # fmt: skip
+                LATENCY_COLUMNS if m in found]  # fmt: skip
     columns += [
         {"metric": m, "label": f"{COST_WORDS[m][0]} per transaction", "better": "lower"}
         for m in COSTS
@@ -103,6 +112,8 @@ def row_cells(
             if value is not None:
                 reason += " The figure is the median of its other runs."
             note = notes.number(labels.readable(reason))
+        elif value is None and group.get("origin") == "transcribed":
+            note = notes.number(TRANSCRIBED)
         elif value is None:
             note = notes.number(NOT_MEASURED.get(metric, COST_NOT_MEASURED))
         cells.append(_cell(value, note=note))
@@ -117,7 +128,7 @@ def machine_matrix(
 ) -> dict[str, Any]:
     """The page's data for one machine: ``columns``, ``rows`` (title, when and where it was
     measured, its page, its cells) and ``notes``."""
-    columns = columns_of(groups)
+    columns = columns_of(groups, untrusted)
     notes = Notes()
     rows = []
     for group in groups:
