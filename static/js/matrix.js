@@ -63,7 +63,7 @@
     button.setAttribute("data-direction", ascending ? "ascending" : "descending");
     headers[index].setAttribute("aria-sort", ascending ? "ascending" : "descending");
     rows.forEach(function (row) { body.appendChild(row); });
-    say("Sorted by " + button.textContent + ", " + (ascending ? "smallest" : "largest") +
+    say("Sorted by " + button.textContent.replace(/\s+/g, " ").trim() + ", " + (ascending ? "smallest" : "largest") +
       " first.");
   }
   headers.forEach(function (th, index) {
@@ -71,8 +71,7 @@
     var button = document.createElement("button");
     button.type = "button";
     button.className = "sort";
-    button.textContent = th.textContent;
-    th.textContent = "";
+    while (th.firstChild) { button.appendChild(th.firstChild); }
     th.appendChild(button);
     button.addEventListener("click", function () { sortBy(index, button); });
   });
@@ -123,6 +122,10 @@
         if (pressed) { mark(cell, "baseline", "base"); return; }
         if (value === null) { return; }
         if (reference === null) { mark(cell, "no baseline figure", ""); return; }
+        /* Too few digits on either side for a change to mean anything (derive/matrix.py). */
+        if (cell.hasAttribute("data-coarse") || base.cells[index].hasAttribute("data-coarse")) {
+          return;
+        }
         if (reference === 0 || value === 0) { return; }  /* 0 → x is no percentage */
         var times = value / reference;
         var size = Math.max(times, 1 / times);

@@ -15,7 +15,7 @@ from pathlib import Path
 from kbtest import assert_golden
 from pgbench_kb.analyze import knowledge_from_runs
 from pgbench_kb.analyze.load import RunRecord
-from pgbench_kb.derive.matrix import columns_of, matrices
+from pgbench_kb.derive.matrix import _cell, columns_of, matrices
 
 GOLDEN = Path(__file__).parent / "golden"
 SESSION = "20261127T071748Z-56e14e"
@@ -131,5 +131,12 @@ def test_costs_show_as_columns_only_where_a_configuration_has_them():
     untrusted = columns_of([{"id": "g", "figures": {}}], {"g": [UNTRUSTED]})
     assert [c["metric"] for c in untrusted] == ["tps", "latency_p95_ms"]
     wal = columns_of([{"figures": {"wal_bytes_per_txn": {"center": 1, "n": 1}}}])
-    assert wal[-1] == {"metric": "wal_bytes_per_txn", "label": "WAL bytes per transaction",
-                       "better": "lower"}  # fmt: skip
+    assert wal[-1] == {"metric": "wal_bytes_per_txn", "label": "WAL bytes",
+                       "unit": "per transaction", "better": "lower"}  # fmt: skip
+
+
+def test_a_figure_with_too_few_digits_is_set_against_nothing():
+    """0.000003 full-page images a transaction (analyze keeps six decimals) against 0.000004
+    would read as a change of a third."""
+    assert _cell(0.000003)["coarse"] and _cell(0.000003)["text"] == "0.000003"
+    assert "coarse" not in _cell(0.0012) and "coarse" not in _cell(0)

@@ -32,6 +32,10 @@ from pgbench_kb.derive.explorer import session_words
 #: order, each only on a machine where a configuration has it.
 LATENCY_COLUMNS = (("latency_p95_ms", "p95 latency (ms)", "lower"),)
 
+#: A figure below this has too few digits (analyze keeps six decimals) for a change against
+#: it to mean anything: the page sets it against no baseline (``data-coarse``).
+COARSE_BELOW = 0.001
+
 NOT_MEASURED = {
     "tps": "no tps figure: the runs of this configuration report none.",
     "latency_p95_ms": "no p95 latency: a p95 is read from a per-transaction log of at least "
@@ -58,7 +62,7 @@ def columns_of(
     columns += [{"metric": m, "label": label, "better": better} for m, label, better in
                 LATENCY_COLUMNS if m in found]  # fmt: skip
     columns += [
-        {"metric": m, "label": f"{COST_WORDS[m][0]} per transaction", "better": "lower"}
+        {"metric": m, "label": COST_WORDS[m][0], "unit": "per transaction", "better": "lower"}
         for m in COSTS
         if m in found and m in COST_WORDS
     ]
@@ -86,7 +90,12 @@ def _cell(value: Any, *, note: int | None = None) -> dict[str, Any]:
     one), ``text`` as the reader reads it, ``note`` the number of its note or None."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return {"value": None, "raw": "", "text": "—", "note": note}
-    return {"value": value, "raw": repr(float(value)), "text": fmt.figure(value), "note": note}
+    cell = {"value": value, "raw": repr(float(value)), "text": fmt.figure(value), "note": note}
+    if 0 < abs(value) < COARSE_BELOW:
+        # 0.000003 full-page images a transaction: kept to six decimals by analyze, it has
+        # one or two digits, and 0.000004 against it would read as +33%.
+        cell["coarse"] = True
+    return cell
 
 
 def row_cells(
