@@ -7,7 +7,7 @@ The explorer is a plain table that works without JavaScript; each row carries it
 column sorts as versions (``data-value``: 8.0 < 8.4 < 10.1).
 
 Compare any N reads ``compare/data/index.json`` (every configuration: key, title, machine,
-figure, when it was measured, and which machine file holds its facts) and, for those picked,
+figure, the bench session it was measured in, and which machine file holds its facts) and, for those picked,
 their machines' files (``compare/data/<machine>.json``: each configuration's facts as label →
 value, and the verdict of each controlled comparison between two of them, its sentence naming
 the sides ``{A}`` and ``{B}`` for the page to name by the reader's letters), so that the page
@@ -280,7 +280,11 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
                 "machine": str(group.get("machine")),
                 "file": machine,
                 "tps": placed_group["center"],
-                "when": session_words(group.get("session")),
+                # Which bench session: two menus' entries of one title read apart (a
+                # source's own configurations are apart by their titles).
+                "when": session_words(group.get("session"))
+                if not str(group.get("session")).startswith("source ")
+                else "",
             }
         )
         by_machine[machine]["configurations"][key] = {
