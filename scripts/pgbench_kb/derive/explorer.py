@@ -7,11 +7,12 @@ The explorer is a plain table that works without JavaScript; each row carries it
 column sorts as versions (``data-value``: 8.0 < 8.4 < 10.1).
 
 Compare any N reads ``compare/data/index.json`` (every configuration: key, title, machine,
-figure, the bench session it was measured in, and which machine file holds its facts) and, for those picked,
-their machines' files (``compare/data/<machine>.json``: each configuration's facts as label →
-value, and the verdict of each controlled comparison between two of them, its sentence naming
-the sides ``{A}`` and ``{B}`` for the page to name by the reader's letters), so that the page
-loads what it shows and not the facts of every configuration at 10,000 runs.
+figure, the bench session it was measured in, and which machine file holds its facts) and,
+for those picked, their machines' files (``compare/data/<machine>.json``: each
+configuration's facts as label → value, and the verdict of each controlled comparison between
+two of them, its sentence naming the sides ``{A}`` and ``{B}`` for the page to name by the
+reader's letters), so that the page loads what it shows and not the facts of every
+configuration at 10,000 runs.
 """
 
 from __future__ import annotations
