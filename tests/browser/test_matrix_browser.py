@@ -240,3 +240,22 @@ def test_axe_on_the_matrix_and_three_compared(public, browser):
                         found.append(f"{scheme} {path}: {violation['id']}")
             context.close()
     assert found == []
+
+
+def test_the_explorer_opens_compare_with_three_ticked(public, browser, other_machine):
+    with serve(public) as base:
+        page = browser.new_page()
+        page.goto(base + "results/")
+        link = page.locator("#explorer-compare")
+        for key in (*HIGHER, other_machine):
+            page.locator(f"tr[data-key='{key}'] input.pick").focus()
+            page.keyboard.press("Space")
+        assert link.get_attribute("aria-disabled") is None
+        assert link.get_attribute("href").endswith(
+            f"?a={HIGHER[0]}&b={HIGHER[1]}&c={other_machine}"
+        )
+        link.focus()
+        page.keyboard.press("Enter")
+        page.locator("#compare-pairs:not([hidden])").wait_for()
+        assert page.locator("#compare-pairs li").count() == 3
+        assert page.locator("#compare-c").input_value() == other_machine
