@@ -233,8 +233,10 @@
       target.appendChild(link("The comparison: " + found.item.title, found.item.url));
       return DECIDED[found.item.verdict] ? "verdict" : "compared";
     }
-    target.appendChild(element("span", noVerdict(LETTERS[i], LETTERS[j], sides[i], sides[j],
-      chosen[i], chosen[j], settings)));
+    var why = noVerdict(LETTERS[i], LETTERS[j], sides[i], sides[j], chosen[i], chosen[j],
+      settings);
+    target.appendChild(element("span", keys.length === 2 ? why
+      : "Not compared by the site. " + why));
     return "not compared";
   }
 
