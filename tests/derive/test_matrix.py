@@ -15,6 +15,7 @@ from pathlib import Path
 from kbtest import assert_golden
 from pgbench_kb.analyze import knowledge_from_runs
 from pgbench_kb.analyze.load import RunRecord
+from pgbench_kb.derive import matrix
 from pgbench_kb.derive.matrix import _cell, columns_of, matrices
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -140,3 +141,12 @@ def test_a_figure_with_too_few_digits_is_set_against_nothing():
     would read as a change of a third."""
     assert _cell(0.000003)["coarse"] and _cell(0.000003)["text"] == "0.000003"
     assert "coarse" not in _cell(0.0012) and "coarse" not in _cell(0)
+
+
+def test_past_the_most_rows_the_latest_measured_are_kept(monkeypatch):
+    """A page stays light as runs pile up: the configurations whose latest run is newest
+    (run ids begin with when they were recorded; here, by name), and how many there are."""
+    monkeypatch.setattr(matrix, "MOST_ROWS", 2)
+    box = made()["matrices"]["box"]
+    assert box["total"] == 3
+    assert [r["title"] for r in box["rows"]] == ["config base", "config fsync"]

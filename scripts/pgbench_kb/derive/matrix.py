@@ -32,6 +32,10 @@ from pgbench_kb.derive.explorer import session_words
 #: order, each only on a machine where a configuration has it.
 LATENCY_COLUMNS = (("latency_p95_ms", "p95 latency (ms)", "lower"),)
 
+#: The most rows a machine's page shows (about 1 KB each): past it, the most recently
+#: measured configurations, and the page says how many it leaves to the results explorer.
+MOST_ROWS = 100
+
 #: A figure below this has too few digits (analyze keeps six decimals) for a change against
 #: it to mean anything: the page sets it against no baseline (``data-coarse``).
 COARSE_BELOW = 0.001
@@ -136,7 +140,14 @@ def machine_matrix(
     untrusted: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
     """The page's data for one machine: ``columns``, ``rows`` (title, when and where it was
-    measured, its page, its cells) and ``notes``."""
+    measured, its page, its cells), ``notes``, and ``total`` (its configurations: more than
+    the rows when it has over ``MOST_ROWS``, the most recently measured kept)."""
+    total = len(groups)
+    if total > MOST_ROWS:
+        # Run ids begin with when the run was recorded (``20261127T014210Z-…``, a source's
+        # ``200606-…``): the configurations whose latest run is newest.
+        groups = sorted(groups, key=lambda g: max(map(str, g.get("runs") or [""])))
+        groups = groups[-MOST_ROWS:]
     columns = columns_of(groups, untrusted)
     notes = Notes()
     rows = []
@@ -152,7 +163,13 @@ def machine_matrix(
             }
         )
     rows.sort(key=lambda r: (r["title"], r["session"], r["key"]))
-    return {"machine": machine, "columns": columns, "rows": rows, "notes": notes.listed()}
+    return {
+        "machine": machine,
+        "total": total,
+        "columns": columns,
+        "rows": rows,
+        "notes": notes.listed(),
+    }
 
 
 def matrices(known: dict[str, Any], placed_groups: list[dict[str, Any]]) -> dict[str, Any]:
@@ -177,7 +194,7 @@ def write_matrices(site: Any, known: dict[str, Any], placed: dict[str, Any]) -> 
     found = matrices(known, placed["groups"])
     links = {}
     for slug, data in found.items():
-        n = len(data["rows"])
+        n = data["total"]
         site.page(
             f"matrix/{slug}.md",
             {
