@@ -190,7 +190,8 @@ def matrices(known: dict[str, Any], placed_groups: list[dict[str, Any]]) -> dict
 
 
 def write_matrices(site: Any, known: dict[str, Any], placed: dict[str, Any]) -> dict[str, Any]:
-    """One page per machine; returns machine → ``{url, n}`` for its hardware page's link."""
+    """One page per machine; returns machine → ``{url, n, shown}`` for its hardware page's
+    link (``n`` configurations, ``shown`` in the table)."""
     found = matrices(known, placed["groups"])
     links = {}
     for slug, data in found.items():
@@ -210,7 +211,7 @@ def write_matrices(site: Any, known: dict[str, Any], placed: dict[str, Any]) -> 
                 },
             },
         )
-        links[data["machine"]] = {"url": f"matrix/{slug}/", "n": n}
+        links[data["machine"]] = {"url": f"matrix/{slug}/", "n": n, "shown": len(data["rows"])}
     if found:
         site.page(
             "matrix/_index.md",
