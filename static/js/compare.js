@@ -1,9 +1,11 @@
-/* pgbench-kb "compare any two": made in the browser from the site's own data, no server.
-   Reads compare/data/index.json (every configuration) and, for the two picked, their
-   machines' files (compare/data/<machine>.json: facts, figures, and the verdict of each
-   controlled comparison between two configurations). Every address is worked out from this
-   script's own (js/compare.js), so the page works at a server's root and under a sub-path.
-   Everything from the data is put into the page as text, never parsed as HTML. */
+/* pgbench-kb "compare any N": made in the browser from the site's own data, no server.
+   Reads compare/data/index.json (every configuration) and, for those picked (A, B, C… up to
+   LETTERS.length), their machines' files (compare/data/<machine>.json: facts, figures, and
+   the verdict of each controlled comparison between two configurations, its sentence naming
+   the sides {A} and {B}). Every verdict shown is one kb computed; a pair kb did not compare
+   is said to be one, with why in words, never judged here. Every address is worked out from
+   this script's own (js/compare.js), so the page works at a server's root and under a
+   sub-path. Everything from the data is put into the page as text, never parsed as HTML. */
 (function () {
   "use strict";
   var root = document.getElementById("compare");
@@ -11,19 +13,23 @@
   if (!root || !script) { return; }
   var site = new URL("../", script.src);
   var data = new URL("compare/data/", site);
+  var LETTERS = ["A", "B", "C", "D", "E", "F", "G", "H"];
   var form = document.getElementById("compare-form");
-  var pickA = document.getElementById("compare-a");
-  var pickB = document.getElementById("compare-b");
+  var picksBox = document.getElementById("compare-picks");
+  var add = document.getElementById("compare-add");
   var swap = document.getElementById("compare-swap");
   var status = document.getElementById("compare-status");
   var result = document.getElementById("compare-result");
   var heading = document.getElementById("compare-heading");
   var verdict = document.getElementById("compare-verdict");
-  var figures = document.getElementById("compare-figures").tBodies[0];
-  var facts = document.getElementById("compare-facts").tBodies[0];
+  var pairsList = document.getElementById("compare-pairs");
+  var figuresTable = document.getElementById("compare-figures");
+  var factsTable = document.getElementById("compare-facts");
   var factsCaption = document.getElementById("compare-facts-caption");
   var byKey = {};
+  var entries = [];
   var files = {};
+  var picks = [document.getElementById("compare-a"), document.getElementById("compare-b")];
   root.hidden = false;
 
   function load(name) {
@@ -46,8 +52,16 @@
     a.href = new URL(url, site).href;
     return a;
   }
+  /* "B against A" of kb's sentence, with the letters the reader gave the two sides. */
+  function named(template, a, b) {
+    return template.split("{A}").join(a).split("{B}").join(b);
+  }
+  function optionText(entry) {
+    return entry.title + (entry.tps ? " — " + entry.tps : "") +
+      (entry.when ? " — " + entry.when : "");
+  }
 
-  function fill(select, entries) {
+  function fill(select) {
     var groups = {};
     entries.forEach(function (entry) {
       if (!groups[entry.machine]) {
@@ -55,69 +69,128 @@
         groups[entry.machine].label = entry.machine;
         select.appendChild(groups[entry.machine]);
       }
-      var option = element("option", entry.title + (entry.tps ? " — " + entry.tps : ""));
+      var option = element("option", optionText(entry));
       option.value = entry.key;
       groups[entry.machine].appendChild(option);
     });
   }
 
-  function figureRows(a, b) {
+  /* One more menu, C to H, with a button that removes it. */
+  function addPick(value) {
+    if (picks.length >= LETTERS.length) { return null; }
+    var letter = LETTERS[picks.length];
+    var box = element("div", null, "compare-pick compare-extra");
+    var label = element("label", letter);
+    var select = element("select");
+    select.id = "compare-" + letter.toLowerCase();
+    select.name = letter.toLowerCase();
+    label.htmlFor = select.id;
+    select.appendChild(element("option", "choose a configuration…")).value = "";
+    fill(select);
+    if (value) { select.value = value; }
+    var remove = element("button", "Remove", "compare-remove");
+    remove.type = "button";
+    remove.setAttribute("aria-label", "Remove " + letter);
+    remove.addEventListener("click", function () { removePick(select); });
+    box.appendChild(label);
+    box.appendChild(select);
+    box.appendChild(remove);
+    picksBox.appendChild(box);
+    picks.push(select);
+    add.disabled = picks.length >= LETTERS.length;
+    return select;
+  }
+  /* The menus after the removed one move up a letter, keeping their choices. */
+  function removePick(select) {
+    var values = picks.map(function (p) { return p.value; });
+    var index = picks.indexOf(select);
+    values.splice(index, 1);
+    while (picks.length > 2) {
+      picksBox.removeChild(picks.pop().parentNode);
+    }
+    picks[0].value = values[0];
+    picks[1].value = values[1];
+    values.slice(2).forEach(function (value) { addPick(value); });
+    add.disabled = false;
+    remember();
+    var next = picks[Math.min(index, picks.length - 1)];
+    next.focus();
+    show();
+  }
+
+  function fillHead(table, first, count) {
+    var row = table.tHead.rows[0];
+    row.textContent = "";
+    row.appendChild(element("th", first)).scope = "col";
+    for (var i = 0; i < count; i += 1) { row.appendChild(element("th", LETTERS[i])).scope = "col"; }
+  }
+
+  function figureRows(sides) {
     var rows = [
-      ["Throughput", a.figure || "not reported", b.figure || "not reported"],
-      ["What the figure is", a.what, b.what],
-      ["Spread of the runs", a.spread || "not known", b.spread || "not known"],
-      ["Latency, average", a.latency || "not reported", b.latency || "not reported"],
-      ["Measured in", a.session, b.session]
+      ["Throughput", function (s) { return s.figure || "not reported"; }],
+      ["What the figure is", function (s) { return s.what; }],
+      ["Spread of the runs", function (s) { return s.spread || "not known"; }],
+      ["Latency, average", function (s) { return s.latency || "not reported"; }],
+      ["Measured in", function (s) { return s.session; }]
     ];
-    figures.textContent = "";
+    fillHead(figuresTable, "Figure", sides.length);
+    var body = figuresTable.tBodies[0];
+    body.textContent = "";
     rows.forEach(function (row) {
       var tr = element("tr");
       tr.appendChild(element("th", row[0])).scope = "row";
-      tr.appendChild(element("td", row[1]));
-      tr.appendChild(element("td", row[2]));
-      figures.appendChild(tr);
+      sides.forEach(function (side) { tr.appendChild(element("td", row[1](side))); });
+      body.appendChild(tr);
     });
     var tr = element("tr");
     tr.appendChild(element("th", "Page")).scope = "row";
-    [a, b].forEach(function (side) {
+    sides.forEach(function (side) {
       var td = element("td");
       td.appendChild(link("its page", side.url));
       tr.appendChild(td);
     });
-    figures.appendChild(tr);
+    body.appendChild(tr);
   }
 
-  /* Every fact of either side; those that differ first, marked by a word and a colour. */
-  function factRows(a, b, settings) {
-    var labels = Object.keys(a.facts);
-    Object.keys(b.facts).forEach(function (label) {
-      if (labels.indexOf(label) === -1) { labels.push(label); }
+  function factValue(side, label, settings) {
+    /* A setting a side does not list is the server's default there. */
+    if (side.facts[label] !== undefined) { return side.facts[label]; }
+    return settings[label] ? "default (not set)" : "not recorded";
+  }
+
+  /* Every fact of any side; those that differ first, marked by a word and a colour. */
+  function factRows(sides, settings) {
+    var labels = [];
+    sides.forEach(function (side) {
+      Object.keys(side.facts).forEach(function (label) {
+        if (labels.indexOf(label) === -1) { labels.push(label); }
+      });
     });
     var differ = [], same = [];
     labels.forEach(function (label) {
-      /* A setting a side does not list is the server's default there. */
-      var missing = settings[label] ? "default (not set)" : "not recorded";
-      var x = a.facts[label] === undefined ? missing : a.facts[label];
-      var y = b.facts[label] === undefined ? missing : b.facts[label];
-      (x === y ? same : differ).push([label, x, y]);
+      var values = sides.map(function (side) { return factValue(side, label, settings); });
+      var alike = values.every(function (v) { return v === values[0]; });
+      (alike ? same : differ).push([label].concat(values));
     });
-    facts.textContent = "";
+    fillHead(factsTable, "Fact", sides.length);
+    var body = factsTable.tBodies[0];
+    body.textContent = "";
     differ.concat(same).forEach(function (row, index) {
       var tr = element("tr", null, index < differ.length ? "differs" : "same");
       var th = element("th", row[0]);
       th.scope = "row";
       if (index < differ.length) { th.appendChild(element("span", "differs", "mark")); }
       tr.appendChild(th);
-      tr.appendChild(element("td", row[1]));
-      tr.appendChild(element("td", row[2]));
-      facts.appendChild(tr);
+      row.slice(1).forEach(function (value) { tr.appendChild(element("td", value)); });
+      body.appendChild(tr);
     });
+    var what = sides.length === 2 ? "" : " between some of them";
     factsCaption.textContent = differ.length + (differ.length === 1 ? " fact differs" :
-      " facts differ") + " (marked, listed first); " + same.length + " are the same.";
-    return differ;
+      " facts differ") + what + " (marked, listed first); " + same.length + " are the same.";
   }
 
-  function noVerdict(a, b, differ, entryA, entryB) {
+  /* Why two configurations kb did not compare have no verdict, in words. */
+  function noVerdict(x, y, a, b, entryA, entryB, settings) {
     if (entryA.machine !== entryB.machine) {
       return "No verdict: the two were measured on different machines (" + entryA.machine +
         " and " + entryB.machine + "), so everything from the disks to the processor differs " +
@@ -125,53 +198,102 @@
         "are under Comparisons → Machines where they exist.";
     }
     if (a.session !== b.session) {
-      return "Not comparable: A was measured in " + a.session + " and B in " + b.session +
-        ". Results of one configuration move between sessions, and nothing here measured " +
-        "by how much, so a difference between them is not judged.";
+      return "Not comparable: " + x + " was measured in " + a.session + " and " + y + " in " +
+        b.session + ". Results of one configuration move between sessions, and nothing here " +
+        "measured by how much, so a difference between them is not judged.";
     }
-    if (differ.length === 0) {
-      return "These are the same configuration.";
+    var labels = Object.keys(a.facts);
+    Object.keys(b.facts).forEach(function (l) { if (labels.indexOf(l) === -1) { labels.push(l); } });
+    var differ = labels.filter(function (label) {
+      return factValue(a, label, settings) !== factValue(b, label, settings);
+    }).length;
+    if (differ === 0) { return "These are the same configuration."; }
+    return "No verdict: these two are not a controlled comparison. They differ in " + differ +
+      (differ === 1 ? " fact" : " facts") + " (marked below), so a difference in tps cannot " +
+      "be put down to one of them.";
+  }
+
+  /* kb's comparison of the pair i, j (either way round), or null. */
+  function comparisonOf(loaded, keys, i, j) {
+    var found = loaded[i].comparisons[keys[i] + " " + keys[j]];
+    if (found) { return { item: found, a: i, b: j }; }
+    var reversed = loaded[i].comparisons[keys[j] + " " + keys[i]];
+    return reversed ? { item: reversed, a: j, b: i } : null;
+  }
+  var DECIDED = { higher: true, lower: true, within_noise: true };
+
+  function showPair(target, loaded, keys, sides, chosen, settings, i, j) {
+    var found = comparisonOf(loaded, keys, i, j);
+    if (found) {
+      var words = named(found.item.words, LETTERS[found.a], LETTERS[found.b]);
+      if (keys.length === 2 && found.a === 1) {
+        words = "Their comparison reads the other way round: " + words;
+      }
+      target.appendChild(element("span", words + ". "));
+      target.appendChild(link("The comparison: " + found.item.title, found.item.url));
+      return DECIDED[found.item.verdict] ? "verdict" : "compared";
     }
-    return "No verdict: these two are not a controlled comparison. They differ in " +
-      differ.length + " facts (marked below), so a difference in tps cannot be put down to " +
-      "one of them.";
+    var why = noVerdict(LETTERS[i], LETTERS[j], sides[i], sides[j], chosen[i], chosen[j],
+      settings);
+    target.appendChild(element("span", keys.length === 2 ? why
+      : "Not compared by the site. " + why));
+    return "not compared";
+  }
+
+  function chosenKeys() {
+    return picks.map(function (p) { return p.value; }).filter(Boolean);
   }
 
   function show() {
-    var keyA = pickA.value, keyB = pickB.value;
-    if (!keyA || !keyB) {
+    var keys = picks.map(function (p) { return p.value; });
+    if (keys.some(function (k) { return !k; }) || keys.length < 2) {
       result.hidden = true;
-      status.textContent = "Choose two configurations.";
+      status.textContent = keys.length > 2 ? "Choose a configuration in every menu, or remove it."
+        : "Choose two configurations.";
       return Promise.resolve();
     }
-    var entryA = byKey[keyA], entryB = byKey[keyB];
-    if (!entryA || !entryB) {
+    var chosen = keys.map(function (k) { return byKey[k]; });
+    var missing = keys.filter(function (k) { return !byKey[k]; });
+    if (missing.length) {
       result.hidden = true;
-      status.textContent = "No configuration " + (!entryA ? keyA : keyB) + " on this site.";
+      status.textContent = "No configuration " + missing[0] + " on this site.";
       return Promise.resolve();
     }
     status.textContent = "Loading…";
-    return Promise.all([load(entryA.file + ".json"), load(entryB.file + ".json")])
+    return Promise.all(chosen.map(function (entry) { return load(entry.file + ".json"); }))
       .then(function (loaded) {
-        var a = loaded[0].configurations[keyA], b = loaded[1].configurations[keyB];
-        heading.textContent = "A: " + entryA.title + " — B: " + entryB.title;
-        figureRows(a, b);
+        var sides = keys.map(function (k, i) { return loaded[i].configurations[k]; });
+        heading.textContent = chosen.map(function (entry, i) {
+          return LETTERS[i] + ": " + entry.title;
+        }).join(" — ");
+        figureRows(sides);
         var settings = {};
-        loaded[0].settings.concat(loaded[1].settings).forEach(function (label) {
-          settings[label] = true;
+        loaded.forEach(function (file) {
+          file.settings.forEach(function (label) { settings[label] = true; });
         });
-        var differ = factRows(a, b, settings);
-        var found = loaded[0].comparisons[keyA + " " + keyB];
-        var reversed = loaded[0].comparisons[keyB + " " + keyA];
+        factRows(sides, settings);
         verdict.textContent = "";
-        if (found || reversed) {
-          var item = found || reversed;
-          verdict.appendChild(element("span", (reversed ?
-            "Their comparison reads the other way (its A is this page's B). " : "") +
-            item.words + ". "));
-          verdict.appendChild(link("The comparison: " + item.title, item.url));
+        pairsList.textContent = "";
+        if (keys.length === 2) {
+          pairsList.hidden = true;
+          showPair(verdict, loaded, keys, sides, chosen, settings, 0, 1);
         } else {
-          verdict.textContent = noVerdict(a, b, differ, entryA, entryB);
+          var counts = { verdict: 0, compared: 0, "not compared": 0 };
+          for (var i = 0; i < keys.length; i += 1) {
+            for (var j = i + 1; j < keys.length; j += 1) {
+              var item = element("li");
+              item.appendChild(element("strong", LETTERS[i] + " and " + LETTERS[j] + ": "));
+              counts[showPair(item, loaded, keys, sides, chosen, settings, i, j)] += 1;
+              pairsList.appendChild(item);
+            }
+          }
+          var total = keys.length * (keys.length - 1) / 2;
+          verdict.textContent = "Of the " + total + " pairs, " + counts.verdict +
+            (counts.verdict === 1 ? " has a verdict" : " have a verdict") + " from the site's " +
+            "comparisons, " + counts.compared + " were compared without one, and " +
+            counts["not compared"] + (counts["not compared"] === 1 ? " was" : " were") +
+            " not compared (why, for each, below).";
+          pairsList.hidden = false;
         }
         result.hidden = false;
         status.textContent = "";
@@ -180,8 +302,10 @@
   }
 
   function remember() {
-    var query = "?a=" + encodeURIComponent(pickA.value) + "&b=" + encodeURIComponent(pickB.value);
-    history.replaceState(null, "", query);
+    var query = picks.map(function (p, i) {
+      return LETTERS[i].toLowerCase() + "=" + encodeURIComponent(p.value);
+    }).join("&");
+    history.replaceState(null, "", "?" + query);
   }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
@@ -189,35 +313,48 @@
     show().then(function () { if (!result.hidden) { heading.focus(); } });
   });
   swap.addEventListener("click", function () {
-    var keep = pickA.value;
-    pickA.value = pickB.value;
-    pickB.value = keep;
+    var keep = picks[0].value;
+    picks[0].value = picks[1].value;
+    picks[1].value = keep;
     remember();
     show();
+  });
+  add.addEventListener("click", function () {
+    var select = addPick("");
+    if (select) {
+      select.focus();
+      status.textContent = "Menu " + LETTERS[picks.length - 1] + " added; choose a configuration.";
+    }
   });
 
   status.textContent = "Loading the list of configurations…";
   load("index.json").then(function (index) {
-    index.configurations.forEach(function (entry) { byKey[entry.key] = entry; });
-    fill(pickA, index.configurations);
-    fill(pickB, index.configurations);
+    entries = index.configurations;
+    entries.forEach(function (entry) { byKey[entry.key] = entry; });
+    fill(picks[0]);
+    fill(picks[1]);
     var params = new URLSearchParams(location.search);
-    if (params.get("a")) { pickA.value = params.get("a"); }
-    if (params.get("b")) { pickB.value = params.get("b"); }
+    var wanted = LETTERS.map(function (l) { return params.get(l.toLowerCase()); });
+    var last = 0;
+    wanted.forEach(function (value, i) { if (value) { last = i; } });
+    for (var i = 2; i <= last; i += 1) { addPick(""); }
+    var unknown = null;
+    picks.forEach(function (select, i) {
+      if (!wanted[i]) { return; }
+      select.value = wanted[i];
+      if (select.value !== wanted[i] && unknown === null) { unknown = wanted[i]; }
+    });
     status.textContent = "";
-    if (params.get("a") && params.get("b")) {
-      var a = params.get("a"), b = params.get("b");
-      pickA.value = a;
-      pickB.value = b;
-      if (pickA.value !== a || pickB.value !== b) {
-        result.hidden = true;
-        status.textContent = "No configuration " + (pickA.value !== a ? a : b) + " on this site.";
-        return;
-      }
+    if (unknown !== null) {
+      result.hidden = true;
+      status.textContent = "No configuration " + unknown + " on this site.";
+      return;
+    }
+    if (chosenKeys().length >= 2) {
       show();
-    } else if (params.get("a")) {
+    } else if (wanted[0]) {
       status.textContent = "A is chosen; choose B.";
-      pickB.focus();
+      picks[1].focus();
     }
   }).catch(function (error) { status.textContent = "Could not load the data: " + error.message; });
 })();

@@ -1,6 +1,7 @@
 /* pgbench-kb results explorer: sort by any column (buttons in the headers), filter by words
    and by facets (PostgreSQL version, RAID level, WAL placement, write cache, machine,
-   workload, origin), and tick two configurations to compare them (compare/?a=…&b=…).
+   workload, origin), and tick two configurations or more to compare them
+   (compare/?a=…&b=…&c=…).
    Progressive enhancement: without this script the full table is there, unsorted and
    unfiltered; no column is ever hidden. Each row carries its facets (data-facets, JSON), the
    other names people type for them (data-words) and its key for comparing (data-key). */
@@ -175,21 +176,24 @@
     input.focus();
   });
 
-  /* Compare any two: a checkbox in each configuration's first cell; the third ticked unticks
-     the first. The link keeps the compare page's own relative address. */
+  /* Compare any N: a checkbox in each configuration's first cell; up to eight (A to H), the
+     ninth ticked unticks the first. The link keeps the compare page's own relative address. */
+  var MOST = 8;
   var order = [];
   var target = compare.getAttribute("href");
   function showPicked() {
-    if (order.length === 2) {
-      compare.setAttribute("href", target + "?a=" + encodeURIComponent(order[0].key) +
-        "&b=" + encodeURIComponent(order[1].key));
+    if (order.length >= 2) {
+      compare.setAttribute("href", target + "?" + order.map(function (entry, i) {
+        return "abcdefgh".charAt(i) + "=" + encodeURIComponent(entry.key);
+      }).join("&"));
       compare.removeAttribute("aria-disabled");
-      picked.textContent = "Ticked: " + order[0].title + " and " + order[1].title + ".";
+      picked.textContent = "Ticked: " + order.map(function (e) { return e.title; }).join("; ") +
+        ".";
     } else {
       compare.setAttribute("href", target);
       compare.setAttribute("aria-disabled", "true");
       picked.textContent = order.length === 1 ? "Ticked: " + order[0].title + "; tick one more."
-        : "Tick two configurations to compare them.";
+        : "Tick two configurations or more to compare them.";
     }
   }
   rows.forEach(function (row) {
@@ -213,7 +217,7 @@
       order = order.filter(function (other) { return other !== entry; });
       if (box.checked) {
         order.push(entry);
-        if (order.length > 2) { order.shift().box.checked = false; }
+        if (order.length > MOST) { order.shift().box.checked = false; }
       }
       showPicked();
     });

@@ -25,6 +25,7 @@ KINDS = {
     "comparisons": "comparisons/",
     "explorer": "results/",
     "hardware": "hardware/*/",
+    "matrix": "matrix/kb-dev-epyc-2c/",
     "guide": "guides/adding-results/",
     "search": "search/",
     "sources": "sources/",

@@ -8,7 +8,9 @@ included) is a record, not reader text, and is left out; so are code and preform
 
 from __future__ import annotations
 
+import html
 import html.parser
+import json
 import re
 from pathlib import Path
 
@@ -105,6 +107,34 @@ def test_no_page_shows_what_a_reader_should_not_see(public: Path):
     assert not found, f"{len(found)} page(s): " + "; ".join(
         f"{page}: {wrong}" for page, wrong in list(found.items())[:8]
     )
+
+
+def test_the_check_reads_every_row_of_the_matrices(public: Path):
+    """The per-machine matrices (issue 31, item 3) are read like any page, every row's name
+    included: none is left out as a record."""
+    pages = sorted((public / "matrix").glob("*/index.html"))
+    assert pages
+    for page in pages:
+        source = page.read_text(encoding="utf-8")
+        titles = re.findall(r'<th scope="row" class="config"><a [^>]*>([^<]+)</a>', source)
+        assert len(titles) >= 2, page
+        text = reader_text(page)
+        assert all(html.unescape(t) in text for t in titles), page
+        assert not problems(text), (page, problems(text)[:3])
+
+
+def test_compare_names_configurations_and_sessions_in_words(public: Path):
+    """Compare any N fills its menus and tables from JSON, which the pages' check does not
+    read: the names and sessions it shows, checked here."""
+    index = json.loads((public / "compare" / "data" / "index.json").read_text("utf-8"))
+    shown = [f"{c['title']} — {c['when']}" for c in index["configurations"]]
+    for path in sorted((public / "compare" / "data").glob("*.json")):
+        if path.name != "index.json":
+            data = json.loads(path.read_text("utf-8"))
+            shown += [c["session"] for c in data["configurations"].values()]
+    assert len(shown) > 50
+    found = [p for text in shown for p in problems(text)]
+    assert not found, found[:5]
 
 
 @pytest.mark.parametrize(

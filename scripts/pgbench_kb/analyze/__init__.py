@@ -15,6 +15,7 @@ from typing import Any
 from pgbench_kb.analyze.claims import check_claims, load_claims
 from pgbench_kb.analyze.costs import cost_comparisons
 from pgbench_kb.analyze.curves import curves_of
+from pgbench_kb.analyze.figures import group_figures
 from pgbench_kb.analyze.findings import findings_of
 from pgbench_kb.analyze.groups import Group, build_groups, excluded_runs, group_entry
 from pgbench_kb.analyze.latency import latency_comparisons
@@ -60,6 +61,7 @@ def knowledge_from_runs(
     entries = [group_entry(g) for g in groups]
     for entry, group in zip(entries, groups, strict=True):
         entry["session"] = session_of(group)
+        entry["figures"] = group_figures(group)
     steady = stability_of(runs, groups, root)
     note_comparisons(comparisons, groups)
     group_of = {run.id: group.id for group in groups for run in group.runs}

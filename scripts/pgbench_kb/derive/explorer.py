@@ -1,16 +1,18 @@
 """The results explorer (``/results/``: every configuration, with its facets) and the data of
-"compare any two" (``/compare/``: a page the browser fills from ``compare/data/*.json``).
+"compare any N" (``/compare/``: a page the browser fills from ``compare/data/*.json``).
 
 The explorer is a plain table that works without JavaScript; each row carries its facets
 (``data-facets``), the other names people type for its values (``data-words``: ``raid10``,
-``RAID 1+0``, ``battery``) and its key for "compare any two" (``data-key``). The version
+``RAID 1+0``, ``battery``) and its key for "compare any N" (``data-key``). The version
 column sorts as versions (``data-value``: 8.0 < 8.4 < 10.1).
 
-Compare any two reads ``compare/data/index.json`` (every configuration: key, title, machine,
-figure, and which machine file holds its facts) and, for the two picked, their machines'
-files (``compare/data/<machine>.json``: each configuration's facts as label → value, and the
-verdict of each controlled comparison between two of them), so that the page loads what it
-shows and not the facts of every configuration at 10,000 runs.
+Compare any N reads ``compare/data/index.json`` (every configuration: key, title, machine,
+figure, the bench session it was measured in, and which machine file holds its facts) and,
+for those picked, their machines' files (``compare/data/<machine>.json``: each
+configuration's facts as label → value, and the verdict of each controlled comparison between
+two of them, its sentence naming the sides ``{A}`` and ``{B}`` for the page to name by the
+reader's letters), so that the page loads what it shows and not the facts of every
+configuration at 10,000 runs.
 """
 
 from __future__ import annotations
@@ -160,8 +162,8 @@ def write_explorer(
         {
             "title": "Results explorer",
             "description": "Every configuration measured: throughput, latency, clients, "
-            "PostgreSQL version, storage and machine; sort, filter by facets, and pick two to "
-            "compare.",
+            "PostgreSQL version, storage and machine; sort, filter by facets, and pick two or "
+            "more to compare.",
             "params": {
                 "kind": "explorer",
                 "rows": explorer,
@@ -225,14 +227,34 @@ def _facts(group: dict[str, Any]) -> dict[str, str]:
 
 
 def session_words(session: Any) -> str:
-    """``bench 20261123T134421Z`` → ``bench session 20261123T134421Z``; ``source X`` → ``the
-    source "X"``."""
+    """``bench 20261123T134421Z-0a1b2c`` → ``bench session 2026-11-23 13:44 UTC`` (its random
+    token means nothing to a reader); ``source X`` → ``the source "X"``."""
     text = str(session or "")
     if text.startswith("bench "):
-        return "bench session " + text.removeprefix("bench ")
+        return labels.session_words("bench session " + text.removeprefix("bench "))
     if text.startswith("source "):
         return f"the source “{text.removeprefix('source ')}”"
+    if text.startswith("day "):
+        return f"runs of {text.rsplit(' ', 1)[-1]}, outside a bench session"
     return text or "not recorded"
+
+
+#: Where a comparison's sentence names its sides (``comparison_pages.comparison_shown``):
+#: written with placeholders, so that compare any N names them by the letters the reader
+#: gave them (``C against A``).
+SIDE_NAMES = (
+    ("B against A: ", "{B} against {A}: "),
+    ("; B is ", "; {B} is "),
+    (" against A (", " against {A} ("),
+    (" of A)", " of {A})"),
+)
+
+
+def pair_words(sentence: str) -> str:
+    """A comparison's sentence with its sides as ``{A}`` and ``{B}``."""
+    for plain, placeholder in SIDE_NAMES:
+        sentence = sentence.replace(plain, placeholder)
+    return sentence
 
 
 def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> None:
@@ -259,6 +281,11 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
                 "machine": str(group.get("machine")),
                 "file": machine,
                 "tps": placed_group["center"],
+                # Which bench session: two menus' entries of one title read apart (a
+                # source's own configurations are apart by their titles).
+                "when": session_words(group.get("session"))
+                if not str(group.get("session")).startswith("source ")
+                else "",
             }
         )
         by_machine[machine]["configurations"][key] = {
@@ -286,7 +313,7 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
         pair = f"{key_a} {key_b}"
         entry = {
             "verdict": str(comparison.get("verdict")),
-            "words": shown["verdict_words"],
+            "words": pair_words(shown["verdict_words"]),
             "title": shown["title"],
             "url": shown["url"],
         }
@@ -302,9 +329,10 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
     site.page(
         "compare/_index.md",
         {
-            "title": "Compare two configurations",
-            "description": "Pick any two configurations: both side by side, every fact that "
-            "differs marked, and the verdict of their comparison when there is one.",
+            "title": "Compare configurations",
+            "description": "Pick two configurations or more: all side by side, every fact that "
+            "differs marked, and for each pair the verdict of its comparison when the site "
+            "made one.",
             "params": {"kind": "compare", "not_searched": True},
         },
     )

@@ -26,13 +26,19 @@ HOME_FINDINGS = 8
 
 
 def write_machines(
-    site: Site, rows: list[dict[str, Any]], placed: dict[str, Any], known: dict[str, Any]
+    site: Site,
+    rows: list[dict[str, Any]],
+    placed: dict[str, Any],
+    known: dict[str, Any],
+    matrix_links: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """For each hardware note: its runs (server or client), the comparisons on it, and how
-    much results move on it (``machine_noise``)."""
+    """For each hardware note: its runs (server or client), the comparisons on it, how much
+    results move on it (``machine_noise``) and the link to its matrix (``matrix``)."""
     machines: dict[str, dict[str, Any]] = defaultdict(
         lambda: {"runs": [], "comparisons": [], "noise": []}
     )
+    for machine, link in (matrix_links or {}).items():
+        machines[machine]["matrix"] = link
     for machine, lines in hardware.flush_lines(rows).items():
         machines[machine]["flush"] = lines
     for machine, words in machine_noise.machine_noise(known).items():

@@ -7,7 +7,9 @@ found, and writes under ``build/site/`` (git-ignored, mounted into Hugo by confi
 - ``content/groups/<id>.md`` — one page per configuration (a group of repeats);
 - ``content/comparisons/<family>.md`` — one page per family of comparisons;
 - ``content/{results,sources,downloads,changes}/_index.md`` — the explorer and other lists;
-- ``content/compare/_index.md``, ``static/compare/data/`` — compare any two (``explorer``);
+- ``content/compare/_index.md``, ``static/compare/data/`` — compare any N (``explorer``);
+- ``content/matrix/<machine>.md`` — every configuration of one machine, side by side
+  (``matrix``);
 - ``content/answers/<question>.md`` — one page per question of ``data/answers.yaml``;
 - ``data/*.json`` — what hand-written pages show (a machine's runs, backlinks, key findings);
 - ``specs/*.vl.json`` — the Vega-Lite spec of each chart, which ``kb charts`` draws (see
@@ -44,6 +46,7 @@ from pgbench_kb.derive.explorer import write_explorer
 from pgbench_kb.derive.feed import feed_text
 from pgbench_kb.derive.group_pages import place_knowledge, write_group_list
 from pgbench_kb.derive.list_pages import write_lists, write_machines
+from pgbench_kb.derive.matrix import write_matrices
 from pgbench_kb.derive.run_pages import (
     RunJson,
     distinct_names,
@@ -112,7 +115,7 @@ def _derive(*, root: Path, out: Path | None, runs_dir: Path | None) -> str:
         rows_by_date = sorted(rows, key=lambda r: (r["recorded_at"], str(r["id"])), reverse=True)
         write_run_lists(site, rows_by_date)
         write_group_list(site, placed["groups"])
-        write_machines(site, rows_by_date, placed, known)
+        write_machines(site, rows_by_date, placed, known, write_matrices(site, known, placed))
         write_explorer(site, rows_by_date, placed, known, facets)
         answers = build_answers(known, placed, root)
         write_answers(site, answers)

@@ -62,6 +62,7 @@ GENERATED_SECTIONS = (
     "downloads",
     "changes",
     "sources",
+    "matrix",
 )
 #: Names Hugo gives a meaning: ``index`` (a leaf bundle: its folder's only page), ``_index``
 #: (a section's own page) and ``page`` (``/runs/page/2/``: the pages of a list).

@@ -1,0 +1,225 @@
+"""The per-machine matrix (``/matrix/<machine>/``, linked from the machine's hardware page):
+every configuration measured on one machine as a row, its tps, p95 latency and
+per-transaction costs as columns, in the manner of ClickBench.
+
+Everything the table shows is written here, at build time, into the page's front matter: each
+cell's figure as the reader reads it (``numbers``) and its value as a number
+(``data-value``), so that the table reads without JavaScript. ``static/js/matrix.js`` only
+sorts the rows, and colours each cell by its change against the row the reader picks as the
+baseline (the change written in the cell too, never by colour alone); the colours say which
+way is better for the column (``better``: more tps, less latency, less cost), not that a test
+found a difference: the verdicts stay on the comparison pages.
+
+A figure is shown only where ``analyze`` has a trustworthy one (``analyze/figures.py``): a
+latency of runs whose logged latencies cannot be trusted (``analyze/latency_trust.py``) is a
+"—" with the reason as a numbered note under the table, as is a figure not measured.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.costs import COST_WORDS
+from pgbench_kb.analyze.latency_trust import reason_of
+from pgbench_kb.analyze.txcosts import COSTS
+from pgbench_kb.derive import knowledge, labels
+from pgbench_kb.derive.explorer import session_words
+
+#: The columns after tps, in order: (metric, header, which way is better), each only on a
+#: machine where a configuration has it or a reason it has none. Costs follow, in ``COSTS``
+#: order, each only on a machine where a configuration has it.
+LATENCY_COLUMNS = (("latency_p95_ms", "p95 latency (ms)", "lower"),)
+
+#: The most rows a machine's page shows (about 1 KB each): past it, the most recently
+#: measured configurations, and the page says how many it leaves to the results explorer.
+MOST_ROWS = 100
+
+#: A figure below this has too few digits (analyze keeps six decimals) for a change against
+#: it to mean anything: the page sets it against no baseline (``data-coarse``).
+COARSE_BELOW = 0.001
+
+NOT_MEASURED = {
+    "tps": "no tps figure: the runs of this configuration report none.",
+    "latency_p95_ms": "no p95 latency: a p95 is read from a per-transaction log of at least "
+    "200 transactions, and the runs of this configuration kept none.",
+}
+COST_NOT_MEASURED = "not recorded: the run files of this configuration hold no counter it is "
+COST_NOT_MEASURED += "computed from."
+TRANSCRIBED = "not in the source: the figures of this configuration are transcribed from a "
+TRANSCRIBED += "source that gives none the site can use here."
+
+
+def columns_of(
+    groups: list[dict[str, Any]], untrusted: dict[str, Any] | None = None
+) -> list[dict[str, str]]:
+    """The matrix's figure columns for one machine's groups: tps; p95 latency where one of
+    them has it or has runs whose latencies cannot be trusted (``untrusted``, by group id:
+    their "—" says why); then each per-transaction cost at least one of them has above zero
+    (a cost zero in every configuration, temp bytes of a workload that never spills, sets
+    nothing apart)."""
+    found = {m for g in groups for m, f in (g.get("figures") or {}).items() if f.get("center")}
+    if any((untrusted or {}).get(str(g.get("id"))) for g in groups):
+        found |= {m for m, _label, _better in LATENCY_COLUMNS}
+    columns = [{"metric": "tps", "label": "tps", "better": "higher"}]
+    columns += [{"metric": m, "label": label, "better": better} for m, label, better in
+                LATENCY_COLUMNS if m in found]  # fmt: skip
+    columns += [
+        {"metric": m, "label": COST_WORDS[m][0], "unit": "per transaction", "better": "lower"}
+        for m in COSTS
+        if m in found and m in COST_WORDS
+    ]
+    return columns
+
+
+class Notes:
+    """The numbered notes under a table: one per distinct reason, in the order first met."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def number(self, text: str) -> int:
+        text = text[:1].upper() + text[1:]
+        if text not in self.texts:
+            self.texts.append(text)
+        return self.texts.index(text) + 1
+
+    def listed(self) -> list[dict[str, Any]]:
+        return [{"n": i, "text": t} for i, t in enumerate(self.texts, start=1)]
+
+
+def _cell(value: Any, *, note: int | None = None) -> dict[str, Any]:
+    """A cell: ``value`` the number (``raw``: as the page's ``data-value``, empty without
+    one), ``text`` as the reader reads it, ``note`` the number of its note or None."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return {"value": None, "raw": "", "text": "—", "note": note}
+    cell = {"value": value, "raw": repr(float(value)), "text": fmt.figure(value), "note": note}
+    if 0 < abs(value) < COARSE_BELOW:
+        # 0.000003 full-page images a transaction: kept to six decimals by analyze, it has
+        # one or two digits, and 0.000004 against it would read as +33%.
+        cell["coarse"] = True
+    return cell
+
+
+def row_cells(
+    group: dict[str, Any],
+    columns: list[dict[str, str]],
+    untrusted: list[dict[str, Any]],
+    notes: Notes,
+) -> list[dict[str, Any]]:
+    """One configuration's cells, in the columns' order."""
+    figures = group.get("figures") or {}
+    cells = []
+    for column in columns:
+        metric = column["metric"]
+        if metric == "tps":
+            center = knowledge.center_of(group)
+            note = None if center is not None else notes.number(NOT_MEASURED["tps"])
+            cells.append(_cell(center, note=note))
+            continue
+        value = (figures.get(metric) or {}).get("center")
+        note = None
+        if metric.startswith("latency_") and untrusted:
+            reason = reason_of(untrusted).rstrip(".") + "."
+            if value is not None:
+                reason += " The figure is the median of its other runs."
+            note = notes.number(labels.readable(reason))
+        elif value is None and group.get("origin") == "transcribed":
+            note = notes.number(TRANSCRIBED)
+        elif value is None:
+            note = notes.number(NOT_MEASURED.get(metric, COST_NOT_MEASURED))
+        cells.append(_cell(value, note=note))
+    return cells
+
+
+def machine_matrix(
+    machine: str,
+    groups: list[dict[str, Any]],
+    placed: dict[str, dict[str, Any]],
+    untrusted: dict[str, list[dict[str, Any]]],
+) -> dict[str, Any]:
+    """The page's data for one machine: ``columns``, ``rows`` (title, when and where it was
+    measured, its page, its cells), ``notes``, and ``total`` (its configurations: more than
+    the rows when it has over ``MOST_ROWS``, the most recently measured kept)."""
+    total = len(groups)
+    if total > MOST_ROWS:
+        # Run ids begin with when the run was recorded (``20261127T014210Z-…``, a source's
+        # ``200606-…``): the configurations whose latest run is newest.
+        groups = sorted(groups, key=lambda g: max(map(str, g.get("runs") or [""])))
+        groups = groups[-MOST_ROWS:]
+    columns = columns_of(groups, untrusted)
+    notes = Notes()
+    rows = []
+    for group in groups:
+        info = placed[str(group["id"])]
+        rows.append(
+            {
+                "key": knowledge.page_slug(str(group["id"])),
+                "title": info["title"],
+                "session": session_words(group.get("session")),
+                "url": info["url"],
+                "cells": row_cells(group, columns, untrusted.get(str(group["id"])) or [], notes),
+            }
+        )
+    rows.sort(key=lambda r: (r["title"], r["session"], r["key"]))
+    return {
+        "machine": machine,
+        "total": total,
+        "columns": columns,
+        "rows": rows,
+        "notes": notes.listed(),
+    }
+
+
+def matrices(known: dict[str, Any], placed_groups: list[dict[str, Any]]) -> dict[str, Any]:
+    """Machine slug → its matrix, for every machine with two configurations or more."""
+    placed = {str(g["id"]): g for g in placed_groups}
+    by_machine: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for group in known.get("groups") or []:
+        if isinstance(group, dict) and str(group.get("id")) in placed:
+            by_machine[str(group.get("machine"))].append(group)
+    untrusted: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for entry in known.get("latency_trust") or []:
+        untrusted[str(entry.get("group"))].append(entry)
+    return {
+        knowledge.page_slug(machine): machine_matrix(machine, groups, placed, untrusted)
+        for machine, groups in sorted(by_machine.items())
+        if len(groups) >= 2
+    }
+
+
+def write_matrices(site: Any, known: dict[str, Any], placed: dict[str, Any]) -> dict[str, Any]:
+    """One page per machine; returns machine → ``{url, n, shown}`` for its hardware page's
+    link (``n`` configurations, ``shown`` in the table)."""
+    found = matrices(known, placed["groups"])
+    links = {}
+    for slug, data in found.items():
+        n = data["total"]
+        site.page(
+            f"matrix/{slug}.md",
+            {
+                "title": f"Every configuration on {data['machine']}, side by side",
+                "description": f"{fmt.count(n, 'configuration')} measured on "
+                f"{data['machine']}: tps, p95 latency and what each transaction cost, each "
+                "figure set against a configuration you pick.",
+                "params": {
+                    "kind": "matrix",
+                    "not_searched": True,
+                    "hardware": f"hardware/{slug}/",
+                    **data,
+                },
+            },
+        )
+        links[data["machine"]] = {"url": f"matrix/{slug}/", "n": n, "shown": len(data["rows"])}
+    if found:
+        site.page(
+            "matrix/_index.md",
+            {
+                "title": "Configurations side by side, machine by machine",
+                "description": "One table per machine: every configuration measured on it, "
+                "with its figures set against one you pick.",
+                "params": {"kind": "matrices", "not_searched": True},
+            },
+        )
+    return links
