@@ -212,6 +212,7 @@ LATENCY_NAMES = {
     "latency_p50_ms": "median (p50)",
     "latency_p95_ms": "p95",
     "latency_p99_ms": "p99",
+    "latency_stddev_ms": "standard deviation",
 }
 
 
