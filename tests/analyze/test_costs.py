@@ -114,7 +114,7 @@ def test_costs_are_compared_like_tps_and_lower_is_better() -> None:
     assert wal["family"]["id"].endswith("wal_bytes_per_txn")
     assert wal["sessions"]["shared"] is True
     assert cost_sentence(tps, [wal, fpi]) == (
-        "2.0× the WAL per transaction, 0.50× the full-page images, tps within the noise"
+        "2.0× the WAL bytes, 0.50× the full-page images, tps within the noise"
     )
 
 
@@ -212,7 +212,7 @@ def test_the_shipped_data_has_cost_comparisons_with_verdicts() -> None:
         assert costs["wal_fpi_per_txn"]["verdict"] == "higher"
         assert costs["wal_bytes_per_txn"]["family"]["significant"]
         sentence = cost_sentence(c, by_tps[c["id"]])
-        assert sentence is not None and sentence.startswith("2.0× the WAL per transaction, ")
+        assert sentence is not None and sentence.startswith("2.0× the WAL bytes, ")
 
 
 def test_kb_compare_s_table_gives_costs_under_their_tps_line() -> None:

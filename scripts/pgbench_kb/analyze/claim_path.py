@@ -120,11 +120,11 @@ def _path_text(check: dict[str, Any]) -> str:
     steps = check["steps"]
     parts = []
     for step in steps[1:]:
-        part = f"{step['label']} {fmt.change(step['step_pct'])}"
-        part += f" ({fmt.change(step['cumulative_pct'])} in all)"
-        if step["set_aside"]:
-            part += f", a step on a row set aside because {step['set_aside']}"
-        parts.append(part)
+        aside = f"; {step['set_aside']}" if step["set_aside"] else ""
+        parts.append(
+            f"{step['label']} {fmt.change(step['step_pct'])} "
+            f"({fmt.change(step['cumulative_pct'])} in all{aside})"
+        )
     where = f"on {check['version']}, " if check["version"] else ""
     head = (
         f"{where}{fmt.figure(steps[0]['tps'])} → {fmt.figure(steps[-1]['tps'])} tps "

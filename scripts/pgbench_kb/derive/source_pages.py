@@ -35,6 +35,7 @@ def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dic
                     if c.get("change_pct") is not None
                 ),
                 "reason": claim.get("reason"),
+                "paths": path_tables(checks),
                 "url": next(
                     (
                         urls[knowledge.page_slug(str(c.get("comparison")))]
@@ -46,6 +47,28 @@ def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dic
             }
         )
     return by_source
+
+
+def path_tables(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A path claim's steps as tables, one per path (``analyze/claim_path.py``): each step's
+    tps, its own change and the change since the first step."""
+    return [
+        {
+            "title": f"On {c.get('version')}" if c.get("version") else "The path",
+            "rows": [
+                {
+                    "label": str(step.get("label")),
+                    "tps": fmt.tps(step.get("tps")),
+                    "step": fmt.change(step.get("step_pct")) or "start",
+                    "cumulative": fmt.change(step.get("cumulative_pct")) or "—",
+                    "aside": bool(step.get("set_aside")),
+                }
+                for step in c["steps"]
+            ],
+        }
+        for c in checks
+        if c.get("steps")
+    ]
 
 
 def write_sources(
@@ -81,6 +104,7 @@ def write_sources(
         }
         for e in sorted(by_title.values(), key=lambda e: e["title"])
     ]
+    sources += claims_only(claims, {e["title"] for e in by_title.values()})
     site.page(
         "sources/_index.md",
         {
@@ -94,6 +118,24 @@ def write_sources(
             },
         },
     )
+
+
+def claims_only(claims: dict[str, list[dict[str, Any]]], titles: set[str]) -> list[dict[str, Any]]:
+    """The sources whose conclusions are checked but none of whose figures is a run (the
+    checkpoint thread, which an answer cites: issue 31 found it missing from this page)."""
+    have = {t.split(" (")[0] for t in titles}
+    return [
+        {
+            "title": title,
+            "claims": found,
+            "machines": [],
+            "taken": "No run transcribed: its figures are not results a run file can hold; "
+            "its conclusions are listed below, each with why it can or cannot be checked",
+            "runs": [],
+        }
+        for title, found in sorted(claims.items())
+        if title.split(" (")[0] not in have and title != "None"
+    ]
 
 
 def imported_sets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
