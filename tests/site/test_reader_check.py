@@ -81,7 +81,9 @@ def reader_text(page: Path) -> str:
 
 
 #: "Per transaction, …: 2.0× the WAL per transaction and …" said it twice (issue 31).
-REPEATED_PER_TRANSACTION = re.compile(r"\bper transaction\b[^.\n]*\bper transaction\b", re.I)
+REPEATED_PER_TRANSACTION = re.compile(
+    r"\bper transaction\b(?:(?!\. )[^\n])*\bper transaction\b", re.I
+)
 
 
 def problems(text: str) -> list[str]:
