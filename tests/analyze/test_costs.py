@@ -159,13 +159,9 @@ def test_a_zero_side_is_told_as_zero_never_as_minus_100_percent(fpi_a, fpi_b, ve
     assert fpi["zero_runs"] == {"a": fpi_a.count(0.0), "b": fpi_b.count(0.0)}
     sentence = cost_sentence(tps, list(costs.values()))
     if verdict == "higher":
-        assert sentence == (
-            "the full-page images: none → 0.03 per transaction, tps within the noise"
-        )
+        assert sentence == "the full-page images: none → 0.03, tps within the noise"
     elif verdict == "lower":
-        assert sentence == (
-            "the full-page images: 0.03 → none per transaction, tps within the noise"
-        )
+        assert sentence == "the full-page images: 0.03 → none, tps within the noise"
     else:
         assert sentence is None
 

@@ -136,9 +136,9 @@ def test_bars_that_would_read_the_same_say_what_else_differs():
         item("RAID5 → RAID1+0", 1, "clients = 100", "data disk speed (rpm) = 15,000",
              "WAL placement = own array"),
         item("RAID5 → RAID1+0", 1, "clients = 100", "data disk speed (rpm) = 15,000",
-             "WAL placement = with data"),
+             "WAL placement = with the data"),
         item("RAID5 → RAID1+0", 1, "clients = 100", "data disk speed (rpm) = 10,000",
-             "WAL placement = with data", "OS = Debian"),
+             "WAL placement = with the data", "OS = Debian"),
         item("RAID5 → RAID1+0", 2, "clients = 8"),
         item("off → on", 1, "clients = 4"),
     ]  # fmt: skip

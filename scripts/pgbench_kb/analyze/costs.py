@@ -250,12 +250,12 @@ def reported(c: dict[str, Any]) -> bool:
 
 def cost_clause(c: dict[str, Any]) -> str:
     """``2.0× the WAL bytes``, ``0.52× the blocks read``, ``1/230,000 of the blocks
-    read``; a zero side reads ``the full-page images: none → 0.41 per transaction``."""
+    read``; a zero side reads ``the full-page images: none → 0.41``."""
     words = COST_WORDS[c["metric"]][1]
     if c.get("ratio") is None:
         a, b = c["a"]["center"], c["b"]["center"]
-        what = words.removesuffix(" per transaction")
-        return f"{what}: {_amount(a)} → {_amount(b)} per transaction"
+        # the sentence around it says "per transaction" once (issue 31)
+        return f"{words}: {_amount(a)} → {_amount(b)}"
     return span_clause(c["metric"], [float(c["ratio"])])
 
 

@@ -232,7 +232,7 @@ def conf_line(name: str, value: Any, block_size: int | None = None) -> str:
 #: (``data disk speed (rpm) = 15,000`` → ``15k``); other fields keep their name.
 _BAR_FIELDS = {
     "data disk speed (rpm)": lambda v: v.replace(",000", "k") + " rpm",
-    "WAL placement": lambda v: "WAL shared" if v == "with data" else "WAL apart",
+    "WAL placement": lambda v: "WAL shared" if "data" in v else "WAL apart",
     "data array disk count": "{} disks".format,
     "clients": "{} clients".format,
     "scale": "scale {}".format,
