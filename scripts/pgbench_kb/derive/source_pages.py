@@ -60,10 +60,10 @@ def path_tables(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "label": str(step.get("label")),
                     "tps": fmt.tps(step.get("tps")),
                     "step": fmt.change(step.get("step_pct")) or "start",
-                    "cumulative": fmt.change(step.get("cumulative_pct")) or "—",
+                    "cumulative": fmt.change(step.get("cumulative_pct")) if number else "—",
                     "aside": bool(step.get("set_aside")),
                 }
-                for step in c["steps"]
+                for number, step in enumerate(c["steps"])
             ],
         }
         for c in checks
