@@ -52,6 +52,13 @@ METRICS = {
     "latency_stddev_ms": "latency_stddev_ms",
     "latency_max_ms": "latency_max_ms",
 }
+#: How a figure's metric reads in the text (not its field name; issue 31).
+FIGURE_WORDS = {
+    "tps": "tps",
+    "latency_avg_ms": "average latency (ms)",
+    "latency_stddev_ms": "latency standard deviation (ms)",
+    "latency_max_ms": "worst latency (ms)",
+}
 
 
 def _side_value(side: dict[str, Any], field: str) -> Any:
@@ -422,15 +429,18 @@ def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
             )
     checks = [x for x in checks if not x["set_aside"]]
     if not checks:
-        return _unchecked(claim, "the runs record no " + ", ".join(sorted(unrecorded)))
+        what = ", ".join(FIGURE_WORDS[m] for m in sorted(unrecorded))
+        return _unchecked(claim, f"the runs record no {what}")
     verdict, _ = _verdict(checks)
     figures = ", ".join(
-        f"{x['metric']} {x['values'][0]:g} → {x['values'][1]:g} "
+        f"{FIGURE_WORDS[x['metric']]} {x['values'][0]:g} → {x['values'][1]:g} "
         f"(published {_shown(x['expected'][0])} → {_shown(x['expected'][1])})"
         for x in checks
     )
     if unrecorded:
-        figures += "; not recorded in the runs: " + ", ".join(sorted(unrecorded))
+        figures += "; not recorded in the runs: " + ", ".join(
+            FIGURE_WORDS[m] for m in sorted(unrecorded)
+        )
     return _checked(claim, verdict, checks, figures)
 
 
