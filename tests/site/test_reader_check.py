@@ -86,6 +86,10 @@ REPEATED_PER_TRANSACTION = re.compile(
 )
 
 
+#: A metric's field name ("latency_stddev_ms 314.739 → 101.553" on the talk's claim).
+METRIC_NAME = re.compile(r"\b(?:latency_[a-z0-9]+_ms|[a-z_]+_per_txn)\b")
+
+
 def problems(text: str) -> list[str]:
     found = []
     for name, pattern in (
@@ -94,6 +98,7 @@ def problems(text: str) -> list[str]:
         ("boolean as yes/no", BOOLEAN_SETTING),
         ("profile name as a configuration", PROFILE_AS_NAME),
         ("'per transaction' twice in a sentence", REPEATED_PER_TRANSACTION),
+        ("metric field name", METRIC_NAME),
     ):
         for match in pattern.finditer(text):
             line = text[max(0, match.start() - 60) : match.end() + 20].replace("\n", " ")
@@ -136,6 +141,7 @@ def test_no_page_shows_what_a_reader_should_not_see(public: Path):
             "transaction and 3.9–4.0× the full-page images.",
             "'per transaction' twice",
         ),
+        ("holds: latency_stddev_ms 314.739 → 101.553 (published 314.7 → 101.6)", "metric field"),
     ],
 )
 def test_the_check_finds_what_readers_found(text: str, kind: str):
