@@ -359,7 +359,7 @@ def test_figures_hold_within_a_range_or_a_tolerance_and_fail_outside():
 def test_figures_of_a_metric_the_groups_do_not_record_cannot_be_checked():
     c = check_claim(figures_claim({"metric": "latency_max_ms", "a": 50000, "b": 20000}), OSES, [])
     assert c["verdict"] == "cannot be checked"
-    assert c["reason"] == "the runs record no latency_max_ms"
+    assert c["reason"] == "the runs record no worst latency (ms)"
 
 
 @pytest.mark.parametrize(

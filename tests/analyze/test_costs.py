@@ -113,7 +113,7 @@ def test_costs_are_compared_like_tps_and_lower_is_better() -> None:
     assert wal["family"]["id"].endswith("wal_bytes_per_txn")
     assert wal["sessions"]["shared"] is True
     assert cost_sentence(tps, [wal, fpi]) == (
-        "2.0× the WAL per transaction, 0.50× the full-page images, tps within the noise"
+        "2.0× the WAL bytes, 0.50× the full-page images, tps within the noise"
     )
 
 
@@ -158,13 +158,9 @@ def test_a_zero_side_is_told_as_zero_never_as_minus_100_percent(fpi_a, fpi_b, ve
     assert fpi["zero_runs"] == {"a": fpi_a.count(0.0), "b": fpi_b.count(0.0)}
     sentence = cost_sentence(tps, list(costs.values()))
     if verdict == "higher":
-        assert sentence == (
-            "the full-page images: none → 0.03 per transaction, tps within the noise"
-        )
+        assert sentence == "the full-page images: none → 0.03, tps within the noise"
     elif verdict == "lower":
-        assert sentence == (
-            "the full-page images: 0.03 → none per transaction, tps within the noise"
-        )
+        assert sentence == "the full-page images: 0.03 → none, tps within the noise"
     else:
         assert sentence is None
 
@@ -211,7 +207,7 @@ def test_the_shipped_data_has_cost_comparisons_with_verdicts(
         assert costs["wal_fpi_per_txn"]["verdict"] == "higher"
         assert costs["wal_bytes_per_txn"]["family"]["significant"]
         sentence = cost_sentence(c, by_tps[c["id"]])
-        assert sentence is not None and sentence.startswith("2.0× the WAL per transaction, ")
+        assert sentence is not None and sentence.startswith("2.0× the WAL bytes, ")
 
 
 def test_kb_compare_s_table_gives_costs_under_their_tps_line() -> None:

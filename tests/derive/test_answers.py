@@ -106,8 +106,13 @@ def test_evidence_of_several_workloads_names_each_and_groups_by_it(derived: Path
         contexts = [c["context"] for c in ours["comparisons"]]
         assert set(contexts) == {"select-only", "tpcb-like"}, slug
         assert contexts == sorted(contexts), slug
+    # the 2010 study's machine: its TPC-B table and its TPC-C table (not pgbench, issue 31)
     study = next(m for m in answers["versions"]["evidence"] if m["machine"].startswith("e4600"))
-    assert all(c["context"] is None for c in study["comparisons"])
+    contexts = [c["context"] for c in study["comparisons"]]
+    assert set(contexts) == {"tpcb-like", "tpc-c (a commercial tool, not pgbench)"}
+    assert contexts == sorted(contexts)
+    os = next(m for m in answers["os-filesystem"]["evidence"] if m["machine"].startswith("xeon"))
+    assert all(c["context"] is None for c in os["comparisons"])
 
 
 def test_home_page_leads_with_the_answers(derived: Path):

@@ -458,7 +458,7 @@ def _costs_read_as_costs(out: Path) -> None:
                 rows.extend(item["costs"]["rows"])
     assert any(
         title.startswith("checkpoint_timeout: 1800s → 30s")
-        and (w or "").startswith("2.0× the WAL per transaction, ")
+        and (w or "").startswith("2.0× the WAL bytes, ")
         and (w or "").endswith(", tps within the noise")
         for title, w in words
     ), words

@@ -123,3 +123,29 @@ def test_a_settings_bare_number_is_written_with_its_unit():
 
     assert differing_values(0, 20000, "postgres.settings.commit_delay") == ("0 µs", "20,000 µs")
     assert differing_values(2, 4, "postgres.settings.commit_siblings") == ("2", "4")
+
+
+def test_bars_that_would_read_the_same_say_what_else_differs():
+    """Issue 31: the RAID overview's three bars all read "RAID5 → RAID1+0"."""
+    from pgbench_kb.derive.labels import bar_labels
+
+    def item(short, panel, *held):
+        return {"short": short, "panel": panel, "held": list(held)}
+
+    items = [
+        item("RAID5 → RAID1+0", 1, "clients = 100", "data disk speed (rpm) = 15,000",
+             "WAL placement = own array"),
+        item("RAID5 → RAID1+0", 1, "clients = 100", "data disk speed (rpm) = 15,000",
+             "WAL placement = with the data"),
+        item("RAID5 → RAID1+0", 1, "clients = 100", "data disk speed (rpm) = 10,000",
+             "WAL placement = with the data", "OS = Debian"),
+        item("RAID5 → RAID1+0", 2, "clients = 8"),
+        item("off → on", 1, "clients = 4"),
+    ]  # fmt: skip
+    assert bar_labels(items) == [
+        "15k rpm, WAL apart, OS not stated",
+        "15k rpm, WAL shared, OS not stated",
+        "10k rpm, WAL shared, OS Debian",
+        "RAID5 → RAID1+0",  # alone in its panel
+        "off → on",
+    ]

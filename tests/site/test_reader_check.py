@@ -15,6 +15,9 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
+
+from kbtest import shipped_root
 
 pytestmark = pytest.mark.site
 
@@ -78,6 +81,16 @@ def reader_text(page: Path) -> str:
     return "".join(reader.text)
 
 
+#: "Per transaction, …: 2.0× the WAL per transaction and …" said it twice (issue 31).
+REPEATED_PER_TRANSACTION = re.compile(
+    r"\bper transaction\b(?:(?!\. )[^\n])*\bper transaction\b", re.I
+)
+
+
+#: A metric's field name ("latency_stddev_ms 314.739 → 101.553" on the talk's claim).
+METRIC_NAME = re.compile(r"\b(?:latency_[a-z0-9]+_ms|[a-z_]+_per_txn)\b")
+
+
 def problems(text: str) -> list[str]:
     found = []
     for name, pattern in (
@@ -85,6 +98,8 @@ def problems(text: str) -> list[str]:
         ("session token", SESSION_TOKEN),
         ("boolean as yes/no", BOOLEAN_SETTING),
         ("profile name as a configuration", PROFILE_AS_NAME),
+        ("'per transaction' twice in a sentence", REPEATED_PER_TRANSACTION),
+        ("metric field name", METRIC_NAME),
     ):
         for match in pattern.finditer(text):
             line = text[max(0, match.start() - 60) : match.end() + 20].replace("\n", " ")
@@ -150,6 +165,12 @@ def test_compare_names_configurations_and_sessions_in_words(public: Path):
             "profile name as a configuration",
         ),
         ("Held equal: postgres.settings.fsync = on", "field path"),
+        (
+            "Per transaction, checkpoint_timeout 30s against 30min: 2.0× the WAL per "
+            "transaction and 3.9–4.0× the full-page images.",
+            "'per transaction' twice",
+        ),
+        ("holds: latency_stddev_ms 314.739 → 101.553 (published 314.7 → 101.6)", "metric field"),
     ],
 )
 def test_the_check_finds_what_readers_found(text: str, kind: str):
@@ -162,3 +183,78 @@ def test_the_check_passes_plain_words():
         "fsync: on → off. PG 18.6, -M simple, scale 8, fsync=off. Bench session "
         "2026-11-27 07:52 UTC. The profile of latency; a baseline is chosen."
     )
+
+
+# What readers found on particular pages (issue 31, "Reader text"), each checked where it was.
+
+
+def _page(public: Path, address: str) -> str:
+    return reader_text(public / address / "index.html")
+
+
+def _overview_labels(public: Path, address: str) -> list[str]:
+    """The bar labels of a comparison page's overview chart (its SVG, as the browser gets it)."""
+    page = (public / address / "index.html").read_text(encoding="utf-8")
+    charts = re.findall(r'<img src="([^"]+\.svg)" alt="Change of B against A', page)
+    assert len(charts) == 1, charts
+    svg = (public / address / charts[0]).resolve().read_text(encoding="utf-8")
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    return [t for t in texts if re.match(r"\d+\. ", t)]
+
+
+def test_raid_overview_bars_say_what_else_differs(public: Path):
+    """Every bar read "RAID5 → RAID1+0": the three comparisons differ in the disks' speed and
+    in where the WAL is, and the labels must say so."""
+    labels = _overview_labels(public, "comparisons/raid-level")
+    assert len(labels) == 3
+    words = [label.split(". ", 1)[1] for label in labels]
+    assert len(set(words)) == 3, labels
+    assert all("rpm" in w and "WAL" in w for w in words), labels
+
+
+def test_raid_comparisons_say_commit_delay_was_20000_on_every_arm(public: Path):
+    """The run files record commit_delay 20000 on every RAID arm; the held-equal list must
+    say so, not leave it out or call it unset."""
+    lines = _page(public, "comparisons/raid-level").splitlines()
+    text = "\n".join(lines)
+    held = [lines[n + 1] for n, line in enumerate(lines[:-1]) if line.strip() == "Held equal:"]
+    assert len(held) == 3, held
+    assert all("commit_delay = 20,000 µs" in line for line in held), held
+    assert "not set" not in text
+
+
+def test_sources_page_lists_every_source_an_answer_cites_there(public: Path):
+    """The checkpoints answer cited the 2007 thread "see the Sources page", which the Sources
+    page did not list (it had no run)."""
+    answers = yaml.safe_load((shipped_root() / "data" / "answers.yaml").read_text("utf-8"))
+    page = (public / "sources" / "index.html").read_text(encoding="utf-8")
+    listed = [html.unescape(h) for h in re.findall(r"<h2>([^<]+)</h2>", page)]
+    cited = [c["title"] for c in answers["cites"].values() if "Sources page" in c.get("note", "")]
+    assert any("thread" in c for c in cited)
+    for title in cited:
+        name = re.split(r" \(|, \d{4}", title)[0]
+        assert any(h.startswith(name) for h in listed), (title, listed)
+
+
+def test_sources_page_shows_the_tuning_path_step_by_step(public: Path):
+    page = (public / "sources" / "index.html").read_text(encoding="utf-8")
+    tables = re.findall(r'<table class="path">.*?</table>', page, re.S)
+    assert len(tables) == 2
+    text = reader_text(public / "sources" / "index.html")
+    assert "409 → 2,323 tps (+468.0%)" in text and "462 → 2,350 tps (+408.7%)" in text
+
+
+def test_home_page_counts_the_runs_that_keep_their_output(public: Path):
+    """The home page said every figure links to its raw output; 16 of the 29 transcribed
+    runs had none. Its count must be the run files' own."""
+    root = shipped_root()
+    runs = [
+        yaml.safe_load(p.read_text(encoding="utf-8"))
+        for p in (root / "data" / "runs").rglob("*.yaml")
+    ]
+    kept = sum(
+        1 for r in runs if any((root / str(x.get("path"))).is_file() for x in r.get("raw") or [])
+    )
+    text = " ".join(_page(public, ".").split())
+    assert f"{kept:,} of the {len(runs):,} runs keep the pgbench output" in text
+    assert not re.search(r"every figure[^.]*(raw|pgbench) output", text, re.I)

@@ -1,6 +1,6 @@
 """The sources' claims, checked by the data (``data/claims.yaml``).
 
-A claim is one of four kinds (``kind``, default ``comparison``):
+A claim is one of five kinds (``kind``, default ``comparison``):
 
 * ``comparison`` — the controlled pair comparisons of one factor (machine, a factor field and
   its two values, optionally fields both groups share), as ``analyze/pairs.py`` found them;
@@ -10,7 +10,9 @@ A claim is one of four kinds (``kind``, default ``comparison``):
 * ``ranking`` — an order of several groups (each item chosen by its fields; a list of items
   is one tier whose inner order is not claimed), highest throughput first;
 * ``figures`` — published values of a metric before and after (``a`` and ``b``), each a
-  number or a ``[low, high]`` range, checked against the groups' own values.
+  number or a ``[low, high]`` range, checked against the groups' own values;
+* ``path`` — steps taken one after another, each step's change and the change since the
+  first shown, the whole judged as a ``comparison`` (``analyze/claim_path.py``).
 
 ``comparison`` and ``groups`` claims expect a direction (``higher``, ``lower``,
 ``unchanged``) with optionally a minimum change, a size such as "doubled", a bound for "up to"
@@ -44,7 +46,19 @@ from pgbench_kb.analyze.load import key
 
 __all__ = ["CLAIMS_FILE", "check_claim", "check_claims", "load_claims"]
 #: Metrics a ``figures`` claim may name, and the group entry's key holding each.
-METRICS = {"tps": "center", "latency_avg_ms": "latency_avg_ms", "latency_max_ms": "latency_max_ms"}
+METRICS = {
+    "tps": "center",
+    "latency_avg_ms": "latency_avg_ms",
+    "latency_stddev_ms": "latency_stddev_ms",
+    "latency_max_ms": "latency_max_ms",
+}
+#: How a figure's metric reads in the text (not its field name; issue 31).
+FIGURE_WORDS = {
+    "tps": "tps",
+    "latency_avg_ms": "average latency (ms)",
+    "latency_stddev_ms": "latency standard deviation (ms)",
+    "latency_max_ms": "worst latency (ms)",
+}
 
 
 def _side_value(side: dict[str, Any], field: str) -> Any:
@@ -415,15 +429,18 @@ def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
             )
     checks = [x for x in checks if not x["set_aside"]]
     if not checks:
-        return _unchecked(claim, "the runs record no " + ", ".join(sorted(unrecorded)))
+        what = ", ".join(FIGURE_WORDS[m] for m in sorted(unrecorded))
+        return _unchecked(claim, f"the runs record no {what}")
     verdict, _ = _verdict(checks)
     figures = ", ".join(
-        f"{x['metric']} {x['values'][0]:g} → {x['values'][1]:g} "
+        f"{FIGURE_WORDS[x['metric']]} {x['values'][0]:g} → {x['values'][1]:g} "
         f"(published {_shown(x['expected'][0])} → {_shown(x['expected'][1])})"
         for x in checks
     )
     if unrecorded:
-        figures += "; not recorded in the runs: " + ", ".join(sorted(unrecorded))
+        figures += "; not recorded in the runs: " + ", ".join(
+            FIGURE_WORDS[m] for m in sorted(unrecorded)
+        )
     return _checked(claim, verdict, checks, figures)
 
 
@@ -437,6 +454,10 @@ def check_claim(
         return check_ranking(claim, groups)
     if kind == "figures":
         return check_figures(claim, groups)
+    if kind == "path":
+        from pgbench_kb.analyze.claim_path import check_path  # it builds on this module
+
+        return check_path(claim, groups)
     return check_pairs(claim, groups, comparisons)
 
 

@@ -47,7 +47,7 @@ from pgbench_kb.analyze.txcosts import COSTS
 
 #: How each cost reads: (its name in a table, with its unit; what a "2.0× …" clause says).
 COST_WORDS: dict[str, tuple[str, str]] = {
-    "wal_bytes_per_txn": ("WAL bytes", "the WAL per transaction"),
+    "wal_bytes_per_txn": ("WAL bytes", "the WAL bytes"),
     "wal_records_per_txn": ("WAL records", "the WAL records"),
     "wal_fpi_per_txn": ("full-page images", "the full-page images"),
     "buffers_written_per_txn": ("buffers written", "the buffers written"),
@@ -249,13 +249,13 @@ def reported(c: dict[str, Any]) -> bool:
 
 
 def cost_clause(c: dict[str, Any]) -> str:
-    """``2.0× the WAL per transaction``, ``0.52× the blocks read``, ``1/230,000 of the blocks
-    read``; a zero side reads ``the full-page images: none → 0.41 per transaction``."""
+    """``2.0× the WAL bytes``, ``0.52× the blocks read``, ``1/230,000 of the blocks
+    read``; a zero side reads ``the full-page images: none → 0.41``."""
     words = COST_WORDS[c["metric"]][1]
     if c.get("ratio") is None:
         a, b = c["a"]["center"], c["b"]["center"]
-        what = words.removesuffix(" per transaction")
-        return f"{what}: {_amount(a)} → {_amount(b)} per transaction"
+        # the sentence around it says "per transaction" once (issue 31)
+        return f"{words}: {_amount(a)} → {_amount(b)}"
     return span_clause(c["metric"], [float(c["ratio"])])
 
 
@@ -266,7 +266,7 @@ def _fraction(ratio: float) -> str:
 
 
 def span_clause(metric: str, ratios: list[float]) -> str:
-    """``2.0× the WAL per transaction``, ``3.9–4.0× the full-page images``, ``1/270,000 to
+    """``2.0× the WAL bytes``, ``3.9–4.0× the full-page images``, ``1/270,000 to
     1/230,000 of the blocks read``: the ratios of one cost (all above zero), lowest to
     highest."""
     words = COST_WORDS[metric][1]
@@ -307,7 +307,7 @@ def tps_words(tps: dict[str, Any]) -> str:
 
 
 def cost_sentence(tps: dict[str, Any], costs: list[dict[str, Any]]) -> str | None:
-    """``2.0× the WAL per transaction, 4.1× the full-page images, tps within the noise``: the
+    """``2.0× the WAL bytes, 4.1× the full-page images, tps within the noise``: the
     costs worth reporting beside what tps did; None when none is."""
     clauses = cost_clauses(costs)
     return ", ".join([*clauses, tps_words(tps)]) if clauses else None

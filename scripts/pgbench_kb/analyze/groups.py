@@ -251,11 +251,11 @@ def latency_center(group: Group) -> float | None:
     return group.latency_median
 
 
-def _latency_median(group: Group) -> float | None:
+def _latency_median(group: Group, name: str = "latency_avg_ms") -> float | None:
     values = [
-        r.latency_avg_ms
+        getattr(r, name)
         for r in group.runs
-        if r.latency_avg_ms is not None and r.latency_trust is None  # analyze/latency_trust.py
+        if getattr(r, name) is not None and r.latency_trust is None  # analyze/latency_trust.py
     ]
     if not values:
         return None
@@ -288,5 +288,6 @@ def group_entry(group: Group) -> dict[str, Any]:
         "spread": spread_of(group),
         "samples": group.values,
         "latency_avg_ms": latency_center(group),
+        "latency_stddev_ms": _latency_median(group, "latency_stddev_ms"),
         "runs": [r.id for r in group.runs],
     }

@@ -3,9 +3,11 @@
 For every tps comparison whose two groups both have a latency figure, one more entry of
 ``comparisons`` per latency metric (``METRICS``): pgbench's average latency (the summary's
 ``latency average``) and, when per-transaction logs were parsed, the percentiles of
-``results.latency_percentiles_ms``. Each has the shape of a tps comparison (same factor,
-machine, sides, caveats) with ``metric`` naming what is compared and ``tps_comparison`` the id
-of the tps comparison it belongs to.
+``results.latency_percentiles_ms``; for runs without a tail percentile to compare (no p95
+or p99 that meets the sample rules), pgbench's latency standard deviation (the summary's
+``latency stddev``), which then stands for the spread of the latencies. Each has the shape
+of a tps comparison (same factor, machine, sides, caveats) with ``metric`` naming what is
+compared and ``tps_comparison`` the id of the tps comparison it belongs to.
 
 The numbers keep the contract: ``ratio`` is B's centre over A's, ``verdict`` speaks of B
 against A (``higher``, ``lower``, ``within_noise``, ``spread_unknown``) with the same test as
@@ -41,6 +43,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "latency_p50_ms": ("p50", "p50"),
     "latency_p95_ms": ("p95", "p95"),
     "latency_p99_ms": ("p99", "p99"),
+    "latency_stddev_ms": ("stddev", "stddev"),
 }
 
 #: How each metric reads in sentences.
@@ -50,6 +53,7 @@ METRIC_WORDS = {
     "latency_p50_ms": "median latency (p50)",
     "latency_p95_ms": "p95 latency",
     "latency_p99_ms": "p99 latency",
+    "latency_stddev_ms": "latency standard deviation",
 }
 
 BETTER_WHEN = {"tps": "higher"}
@@ -79,6 +83,12 @@ def _run_value(run: Any, where: str) -> float | None:
         return None  # latencies of 0 µs or unverified (analyze/latency_trust.py)
     if where == "avg":
         value = run.latency_avg_ms
+    elif where == "stddev":
+        # Compared only where the tails are not: a run with a p95 or p99 that meets the
+        # sample rules is judged on those (docs/comparisons.md, "Latency comparisons").
+        if _run_value(run, "p95") is not None or _run_value(run, "p99") is not None:
+            return None
+        value = getattr(run, "latency_stddev_ms", None)
     else:
         results = (run.series or {}).get("results") or {}
         percentiles = results.get("latency_percentiles_ms") or {}

@@ -76,6 +76,8 @@ class RunRecord:
     log_counts: tuple[Any, ...] = ()
     #: Per-transaction costs (``txcosts.run_costs``): metric → value.
     costs: dict[str, float] = field(default_factory=dict)
+    #: pgbench's latency standard deviation (``results.latency_stddev_ms``), or None.
+    latency_stddev_ms: float | None = None
 
 
 def key(value: Any) -> Any:
@@ -176,6 +178,9 @@ def record_of(data: dict[str, Any], path: str, root: Path | None = None) -> RunR
         tps=_number(results.get("tps"), path, "results.tps"),
         samples=samples,
         latency_avg_ms=_number(results.get("latency_avg_ms"), path, "results.latency_avg_ms"),
+        latency_stddev_ms=_number(
+            results.get("latency_stddev_ms"), path, "results.latency_stddev_ms"
+        ),
         settings_profile=(data.get("postgres") or {}).get("settings_profile"),
         source_title=((data.get("provenance") or {}).get("source") or {}).get("title"),
         aborted=results.get("aborted") is True,

@@ -57,6 +57,14 @@ HEADLINE = (
     "storage.controller.write_cache",
     "storage.controller.battery_backed",
 )
+#: Settings it shows when both sides set them alike (issue 31: every RAID arm ran with
+#: commit_delay 20000, unsaid); a setting left at its default on both is counted, not shown.
+HEADLINE_SETTINGS = tuple(
+    f"postgres.settings.{name}"
+    for name in ("commit_delay", "commit_siblings", "synchronous_commit", "fsync",
+                 "full_page_writes", "shared_buffers", "checkpoint_segments",
+                 "checkpoint_timeout", "max_wal_size")
+)  # fmt: skip
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB|TB)$")
 _SIZE_UNITS = {"B": 1, "kB": 1024, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
@@ -207,6 +215,11 @@ def compare(
         for f in HEADLINE
         if f in a_keys and f not in fields and a_keys[f] == b_keys.get(f)
     }
+    held.update(
+        (f, a.factors[f])
+        for f in HEADLINE_SETTINGS
+        if a.factors.get(f) is not None and f not in fields and a_keys.get(f) == b_keys.get(f)
+    )
     differs_also = [
         {"field": f, "a": a.incidental.get(f), "b": b.incidental.get(f)}
         for f in sorted(a.incidental.keys() | b.incidental.keys())

@@ -211,10 +211,10 @@ class SetFigures:
 
     @property
     def costs(self) -> str:
-        """``2.0× the WAL per transaction and 3.9–4.0× the full-page images``: each cost that
+        """``2.0× the WAL bytes and 3.9–4.0× the full-page images``: each cost that
         every decided comparison of the set reports the same way (``costs.reported``: at least
         the smallest change worth reporting, significant once adjusted, or zero against not),
-        as a range over them; ``no cost per transaction changed by 5% or more`` when none."""
+        as a range over them; ``no cost changed by 5% or more`` when none."""
         clauses = []
         for metric in COSTS:
             found = [c for c in self._costs if c.get("metric") == metric]
@@ -229,7 +229,7 @@ class SetFigures:
                 continue
             clauses.append(span_clause(metric, ratios))
         if not clauses:
-            return f"no cost per transaction changed by {fmt.figure(SMALLEST_CHANGE_PCT)}% or more"
+            return f"no cost changed by {fmt.figure(SMALLEST_CHANGE_PCT)}% or more"
         return _and(clauses)
 
     @property

@@ -1,6 +1,6 @@
 """Per-transaction costs as pages show them beside tps (``analyze/costs.py`` compares them):
 a table under a comparison (``layouts/_partials/comparison/costs.html``) and one line of
-words for comparison, configuration and answer pages ("2.0× the WAL per transaction, 4.0×
+words for comparison, configuration and answer pages ("2.0× the WAL bytes, 4.0×
 the full-page images, tps within the noise"). Only what ``costs.reported`` keeps is put in
 words: a change of at least ``SMALLEST_CHANGE_PCT`` significant after the family-wise
 adjustment, or a side zero in every run against one above zero in every run."""

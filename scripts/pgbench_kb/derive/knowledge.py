@@ -208,7 +208,18 @@ def factor_words(factor: str) -> str:
 
 
 def held_words(held: dict[str, Any] | None) -> list[str]:
-    return [f"{field_label(k)} = {_value(v, k)}" for k, v in sorted((held or {}).items())]
+    return [f"{field_label(k)} = {_held_value(v, k)}" for k, v in sorted((held or {}).items())]
+
+
+def _held_value(value: Any, field: str) -> str:
+    """``_value``, and a setting's bare count in other units says what it is (``23,987 (8 kB
+    pages ≈ 187 MB)``, not a bare ``23,987``)."""
+    shown = _value(value, field)
+    name = field.removeprefix("postgres.settings.")
+    if name == field or type(value) is not int or shown.endswith(tuple(SHORT_UNITS)):
+        return shown
+    comment = labels.conf_line(name, value).partition("  # ")[2]
+    return f"{shown} ({comment})" if comment else shown
 
 
 def caveat_words(differs: list[dict[str, Any]] | None) -> list[str]:

@@ -227,3 +227,39 @@ def conf_line(name: str, value: Any, block_size: int | None = None) -> str:
             equal = _seconds_words(total)
             line += f"  # {words}" if equal == f"{number:g} {words}" else f"  # {words} = {equal}"
     return line
+
+
+#: A held-equal line's field as a bar label says it, short enough for a phone's chart
+#: (``data disk speed (rpm) = 15,000`` → ``15k``); other fields keep their name.
+_BAR_FIELDS = {
+    "data disk speed (rpm)": lambda v: v.replace(",000", "k") + " rpm",
+    "WAL placement": lambda v: "WAL shared" if "data" in v else "WAL apart",
+    "data array disk count": "{} disks".format,
+    "clients": "{} clients".format,
+    "scale": "scale {}".format,
+}
+
+
+def _bar_part(name: str, value: str) -> str:
+    return _BAR_FIELDS.get(name, f"{name} {{}}".format)(value)
+
+
+def bar_labels(items: list[dict[str, Any]]) -> list[str]:
+    """Each comparison's bar label in an overview chart: its two sides (``short``), or, where
+    several bars of one panel would read the same (three "RAID5 → RAID1+0", issue 31), what
+    else sets each apart: the held-equal values that differ between them."""
+    by_bar: dict[tuple[str, str], list[int]] = {}
+    for number, item in enumerate(items):
+        by_bar.setdefault((str(item.get("panel")), str(item["short"])), []).append(number)
+    out = [str(item["short"]) for item in items]
+    for same in by_bar.values():
+        if len(same) < 2:
+            continue
+        held = [dict(h.partition(" = ")[::2] for h in items[n].get("held") or []) for n in same]
+        names = list(dict.fromkeys(k for h in held for k in h))
+        differ = [k for k in names if len({h.get(k) for h in held}) > 1]
+        differ.sort(key=lambda k: k not in _BAR_FIELDS)  # the short ones first
+        for n, values in zip(same, held, strict=True):
+            parts = [_bar_part(k, values.get(k, "not stated")) for k in differ]
+            out[n] = ", ".join(parts) or out[n]
+    return out

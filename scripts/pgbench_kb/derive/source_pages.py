@@ -35,6 +35,7 @@ def claims_of(known: dict[str, Any], urls: dict[str, str]) -> dict[str, list[dic
                     if c.get("change_pct") is not None
                 ),
                 "reason": claim.get("reason"),
+                "paths": path_tables(checks),
                 "url": next(
                     (
                         urls[knowledge.page_slug(str(c.get("comparison")))]
@@ -52,6 +53,28 @@ def _names(claim_source: str, title: str) -> bool:
     """Whether a claim's ``source`` names the runs' source ``title``: the title itself, or the
     title followed by a description in parentheses ("PgBench (a wiki page)")."""
     return claim_source == title or claim_source.split(" (")[0] == title
+
+
+def path_tables(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A path claim's steps as tables, one per path (``analyze/claim_path.py``): each step's
+    tps, its own change and the change since the first step."""
+    return [
+        {
+            "title": f"On {c.get('version')}" if c.get("version") else "The path",
+            "rows": [
+                {
+                    "label": str(step.get("label")),
+                    "tps": fmt.tps(step.get("tps")),
+                    "step": fmt.change(step.get("step_pct")) or "start",
+                    "cumulative": fmt.change(step.get("cumulative_pct")) if number else "—",
+                    "aside": bool(step.get("set_aside")),
+                }
+                for number, step in enumerate(c["steps"])
+            ],
+        }
+        for c in checks
+        if c.get("steps")
+    ]
 
 
 def write_sources(
