@@ -7,7 +7,9 @@ a hash of "everything outside F" (plus the machine) and only groups inside one b
 paired; each bucket is then checked exactly, so a hash collision cannot pair unlike groups.
 
 * Single fields: all pairs with different values, except numeric fields (clients, scale, a
-  numeric setting), which pair neighbouring values only (4→8 clients, not 1→128).
+  numeric setting) and PostgreSQL releases, which pair neighbouring values only (4→8 clients,
+  not 1→128; 9.6→10, not 8.0→18: a series of releases is read step by step, and its first
+  and last are set side by side by ``analyze/releases.py``).
 * Families (``factors.FAMILIES``): a pair differing in several fields is filed under the
   narrowest family holding them all, and kept only as a *step*: when a third group in the same
   bucket lies between the two (A→C and C→B together change exactly what A→B changes), A→B is a
@@ -60,7 +62,26 @@ HEADLINE = (
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB|TB)$")
 _SIZE_UNITS = {"B": 1, "kB": 1024, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-_VERSION = re.compile(r"^\d+(\.\d+)+$")
+_VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:(devel)|(alpha|beta|rc)(\d*))?$")
+#: A development build or a pre-release comes before the release of its major version.
+_PRE_RELEASE = {"devel": -4, "alpha": -3, "beta": -2, "rc": -1}
+
+
+def release_order(value: Any) -> tuple[int, ...] | None:
+    """A PostgreSQL version as a sortable tuple: ``9.5.25`` → (9, 5, 25), ``18devel`` →
+    (18, -4), ``17beta2`` → (17, -2, 2); None for anything else (a bare number is not taken
+    for a version: ``8`` could be anything)."""
+    if not isinstance(value, str):
+        return None
+    found = _VERSION.match(value)
+    if not found or ("." not in value and found.group(2) is None and found.group(3) is None):
+        return None
+    numbers = tuple(int(p) for p in found.group(1).split("."))
+    if found.group(2):
+        return (*numbers, _PRE_RELEASE["devel"])
+    if found.group(3):
+        return (*numbers, _PRE_RELEASE[found.group(3)], int(found.group(4) or 0))
+    return numbers
 
 
 @functools.cache
@@ -105,8 +126,9 @@ def _order_value(value: Any) -> tuple[int, Any] | None:
         size = _SIZE.match(value)
         if size:
             return (2, float(size.group(1)) * _SIZE_UNITS[size.group(2)])
-        if _VERSION.match(value):
-            return (3, tuple(int(p) for p in value.split(".")))
+        release = release_order(value)
+        if release is not None:
+            return (3, release)
     return None
 
 
@@ -304,6 +326,8 @@ def _pairs_on(members: list[Item], path: str) -> list[tuple[Group, Group, frozen
     if present and all(_numeric(v) for v in present) and len(values) > 2:
         ordered = sorted(values, key=lambda v: (v is not None, v if v is not None else 0))
         steps = itertools.pairwise(ordered)
+    elif path == "postgres.version" and len(values) > 2 and all(map(release_order, values)):
+        steps = itertools.pairwise(sorted(values, key=release_order))
     else:
         ordered = sorted(values, key=lambda v: str(v))
         steps = ((x, y) for i, x in enumerate(ordered) for y in ordered[i + 1 :])
