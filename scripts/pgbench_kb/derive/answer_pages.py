@@ -141,18 +141,23 @@ def build_answers(
                 for x in known.get("series") or []
                 if isinstance(x, dict) and x.get("machine") == spec["machine"]
             ]
-            if not chosen:
+            if not (root / "content" / "hardware" / f"{spec['machine']}.md").is_file():
                 raise answer_error(
                     loaded,
                     f"{where}.series.machine",
-                    f"answer {slug}: no release series on {spec['machine']}",
-                    "name a machine whose runs form a release series (kb compare --json: series)",
+                    f"answer {slug}: no hardware note for machine {spec['machine']!r}",
+                    "name the machine (content/hardware/MACHINE.md) whose runs form a release "
+                    "series (kb compare --json: series)",
                 )
-            said = LeadFields({"series": SeriesFigures(chosen)}, loaded, f"{where}.series", slug)
-            series = {
-                "text": " ".join(said.format(" ".join(str(spec["text"]).split())).split()),
-                "url": "comparisons/release-series/",
-            }
+            if chosen:
+                # Without its runs (a tree of part of the data) the sentence is left out.
+                said = LeadFields(
+                    {"series": SeriesFigures(chosen)}, loaded, f"{where}.series", slug
+                )
+                series = {
+                    "text": " ".join(said.format(" ".join(str(spec["text"]).split())).split()),
+                    "url": "comparisons/release-series/",
+                }
         fields = LeadFields(values, loaded, f"{where}.lead", slug)
         lead = " ".join(fields.format(" ".join(str(answer["lead"]).split())).split())
         if len(lead.split()) > LEAD_WORDS:
