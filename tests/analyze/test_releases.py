@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from pgbench_kb.analyze import knowledge_from_runs
+from pgbench_kb.analyze.factors import release_order
 from pgbench_kb.analyze.load import load_runs
-from pgbench_kb.analyze.pairs import release_order
 from pgbench_kb.runs.runfile import read_run
 
 ROOT = Path(__file__).resolve().parents[2]

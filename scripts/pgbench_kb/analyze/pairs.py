@@ -32,7 +32,7 @@ from typing import Any
 
 from pgbench_kb.analyze import describe
 from pgbench_kb.analyze.confounds import confounds_of, same_disks
-from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label
+from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label, release_order
 from pgbench_kb.analyze.groups import Group, latency_center, slug
 from pgbench_kb.analyze.latency import outcome
 from pgbench_kb.analyze.load import key
@@ -62,26 +62,6 @@ HEADLINE = (
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB|TB)$")
 _SIZE_UNITS = {"B": 1, "kB": 1024, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-_VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:(devel)|(alpha|beta|rc)(\d*))?$")
-#: A development build or a pre-release comes before the release of its major version.
-_PRE_RELEASE = {"devel": -4, "alpha": -3, "beta": -2, "rc": -1}
-
-
-def release_order(value: Any) -> tuple[int, ...] | None:
-    """A PostgreSQL version as a sortable tuple: ``9.5.25`` → (9, 5, 25), ``18devel`` →
-    (18, -4), ``17beta2`` → (17, -2, 2); None for anything else (a bare number is not taken
-    for a version: ``8`` could be anything)."""
-    if not isinstance(value, str):
-        return None
-    found = _VERSION.match(value)
-    if not found or ("." not in value and found.group(2) is None and found.group(3) is None):
-        return None
-    numbers = tuple(int(p) for p in found.group(1).split("."))
-    if found.group(2):
-        return (*numbers, _PRE_RELEASE["devel"])
-    if found.group(3):
-        return (*numbers, _PRE_RELEASE[found.group(3)], int(found.group(4) or 0))
-    return numbers
 
 
 @functools.cache

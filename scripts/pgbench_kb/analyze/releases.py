@@ -33,9 +33,9 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from pgbench_kb.analyze.factors import FAMILIES, family_of
+from pgbench_kb.analyze.factors import FAMILIES, family_of, release_order
 from pgbench_kb.analyze.groups import Group, slug
-from pgbench_kb.analyze.pairs import compare, differing, release_order
+from pgbench_kb.analyze.pairs import compare, differing
 from pgbench_kb.analyze.sessions import compared_inside, machine_between, session_of
 from pgbench_kb.analyze.verdict import CONFIDENCE, t_quantile
 
