@@ -88,6 +88,18 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
         "How throughput changes as one numeric factor (clients, scale) grows, everything else "
         "held equal: where it peaks and where it falls off."
     )
+    # The curves of release series' releases: their points are in the series' tables; each
+    # is one line (its sentence) on a page of its own, counted here.
+    releases = series_pages.series_groups(known)
+    serial = [
+        item
+        for item in shown
+        if item["points"] and all(str(p.get("group")) in releases for p in item["points"])
+    ]
+    if serial:
+        shown = [item for item in shown if item not in serial]
+        series_pages.write_series_curves(site, serial)
+    about_serial = series_pages.series_curves_note(len(serial))
     by_machine: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in shown:
         by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
@@ -114,10 +126,10 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             {
                 "title": "Throughput curves",
                 "description": about + " One page per machine.",
-                "params": {"kind": "comparisons", "pages": parts},
+                "params": {"kind": "comparisons", "pages": parts, "in_series": about_serial},
             },
         )
-    elif shown:
+    elif shown or serial:
         site.page(
             "comparisons/curves.md",
             {
@@ -127,10 +139,11 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                     "kind": "curves",
                     "curves": shown,
                     "overlays": [o for slug in sorted(overlays) for o in overlays[slug]],
+                    "in_series": about_serial,
                 },
             },
         )
-    return len(shown)
+    return len(shown) + len(serial)
 
 
 def series_names(items: list[dict[str, Any]]) -> list[str]:

@@ -224,6 +224,7 @@ def in_series_note(slug: str, n: int) -> dict[str, Any] | None:
         "n": n,
         "url": f"comparisons/{slug}{IN_SERIES}/",
         "series_url": f"comparisons/{SERIES_PAGE}/",
+        "listed": f"the {fmt.count(n, 'comparison')}, one line each",
         "words": f"{fmt.count(n, 'more comparison')} of this question "
         f"{'pairs' if n == 1 else 'pair'} releases of a release series, or clients and query "
         "modes among them: each series is one table of its releases and steps.",
@@ -257,6 +258,42 @@ def write_in_series_page(site: Site, slug: str, title: str, items: list[dict[str
                 "question": {"title": title, "url": f"comparisons/{slug}/"},
                 "series_url": f"comparisons/{SERIES_PAGE}/",
                 "series_listed": rows,
+            },
+        },
+    )
+
+
+def series_curves_note(n: int) -> dict[str, Any] | None:
+    """What the curves page says of the curves of release series' releases."""
+    if not n:
+        return None
+    return {
+        "n": n,
+        "url": f"comparisons/curves{IN_SERIES}/",
+        "series_url": f"comparisons/{SERIES_PAGE}/",
+        "listed": f"the {fmt.count(n, 'curve')}, one line each",
+        "words": f"{fmt.count(n, 'more curve')} of throughput against clients or scale "
+        f"{'belongs' if n == 1 else 'belong'} to releases of a release series: their points "
+        "are in the series' tables, one per number of clients.",
+    }
+
+
+def write_series_curves(site: Site, curves: list[dict[str, Any]]) -> None:
+    """The curves of release series' releases, one line each: title and sentence."""
+    site.page(
+        f"comparisons/curves{IN_SERIES}.md",
+        {
+            "title": "Throughput curves inside release series",
+            "description": f"{fmt.count(len(curves), 'curve')} of releases of a release series, "
+            "each as the sentence that says where it peaks and falls off; the figures are in "
+            "the series' tables, one per number of clients.",
+            "params": {
+                "kind": "comparisons-in-series",
+                "question": {"title": "Throughput curves", "url": "comparisons/curves/"},
+                "series_url": f"comparisons/{SERIES_PAGE}/",
+                "curves_listed": [
+                    {"id": c["id"], "title": c["title"], "text": c["text"]} for c in curves
+                ],
             },
         },
     )
