@@ -66,15 +66,17 @@ def session_start(session: str) -> str:
     return f"{y}-{m}-{d} {hh}:{mm}" + (" UTC" if zone else "")
 
 
-def _value(value: Any) -> str:
+def _value(value: Any, setting: str) -> str:
+    """A setting's value as the site writes settings (``knowledge._value``), or ``not set``."""
     if value is None:
         return "not set"
-    return fmt.figure(value) if isinstance(value, int | float) else str(value)
+    return knowledge._value(value, f"postgres.settings.{setting}")
 
 
 def _settings_words(step: dict[str, Any]) -> str | None:
     changes = [
-        f"{c.get('setting')} {_value(c.get('a'))} → {_value(c.get('b'))}"
+        f"{c.get('setting')} {_value(c.get('a'), str(c.get('setting')))} → "
+        f"{_value(c.get('b'), str(c.get('setting')))}"
         for c in step.get("settings_change") or []
         if isinstance(c, dict)
     ]
@@ -184,16 +186,20 @@ def about_series(series: list[dict[str, Any]]) -> str:
     workloads = sorted(
         {str((s.get("held_equal") or {}).get("benchmark.workload.name")) for s in series}
     )
+    if len(clients) == 1:
+        client = f"by the same pgbench client ({clients[0]})"
+    else:
+        client = f"by pgbench {', '.join(clients) or 'of a version not stated'}"
     return (
         f"{fmt.count(len(series), 'series')} of releases on "
         f"{', '.join(machines)}: each is one workload ({', '.join(workloads)}, as pgbench's "
         "“transaction type:” line names it), one query mode and one number of clients, run on "
-        f"each release by the same pgbench client ({', '.join(clients) or 'version not stated'}), "
-        "with the settings each release was given. A row is a release: the median tps of its "
-        "repeats and the 95% interval of their geometric mean. A step is that release against "
-        "the one before it; it is judged on the repeats' noise when both ran in one bench "
-        "session (one invocation of the author's script), and only shown when they ran in two, "
-        "since nothing measured how far that machine's sessions move a result."
+        f"each release {client}, with the settings each release was given. A row is a "
+        "release: the median tps of its repeats and the 95% interval of their geometric mean. "
+        "A step is that release against the one before it; it is judged on the repeats' noise "
+        "when both ran in one bench session (for a published result tree, one invocation of "
+        "its author's script), and shown but not judged when they ran in two and nothing "
+        "measured how far that machine's sessions move a result."
     )
 
 
