@@ -27,7 +27,7 @@ from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import bottleneck, charts, checkpoints, os_chart, run_view
 from pgbench_kb.derive.setup_text import title_features
 from pgbench_kb.errors import KbError, RunFileError
-from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
+from pgbench_kb.parallel import Forked, TwoSteps, worker_count
 from pgbench_kb.runs.files import run_files
 from pgbench_kb.runs.runfile import RUNS_DIR, read_run
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
@@ -355,7 +355,7 @@ class Loading:
         self.saving: Forked | None = None
         self.lights: dict[str, Light | None] = {}
         fresh = len(self.todo)
-        if len(self.todo) >= PARALLEL_FROM and cores() > 1:
+        if len(self.todo) >= PARALLEL_FROM and worker_count() > 1:
             workers = worker_count()
             self.pages = TwoSteps(_light_file, _page_file, self.todo, workers=workers, behind=True)
             try:
@@ -394,7 +394,7 @@ class Loading:
                 whole = None if light is None else joined(light, _checked(part))
                 self.found[job[0]] = whole
                 self.cache.put(job[0], whole)
-        if len(self.paths) < PARALLEL_FROM or cores() < 2:
+        if len(self.paths) < PARALLEL_FROM or worker_count() < 2:
             self.cache.save(self.paths)
         elif self.saving is None and self.cache.needs_saving(self.paths):
             self.saving = Forked(partial(self.cache.save, self.paths), behind=True)
