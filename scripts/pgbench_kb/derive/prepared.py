@@ -27,7 +27,7 @@ from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import bottleneck, charts, checkpoints, os_chart, run_view
 from pgbench_kb.derive.setup_text import title_features
 from pgbench_kb.errors import KbError, RunFileError
-from pgbench_kb.parallel import Forked, TwoSteps, worker_count
+from pgbench_kb.parallel import Forked, TwoSteps, cores, worker_count
 from pgbench_kb.runs.files import run_files
 from pgbench_kb.runs.runfile import RUNS_DIR, read_run
 from pgbench_kb.runs.stamps import code_fingerprint, file_stamp
@@ -394,7 +394,8 @@ class Loading:
                 whole = None if light is None else joined(light, _checked(part))
                 self.found[job[0]] = whole
                 self.cache.put(job[0], whole)
-        if len(self.paths) < PARALLEL_FROM or worker_count() < 2:
+        # Saving forks whatever ran here before (``parallel.fork_safe``): it parses no log.
+        if len(self.paths) < PARALLEL_FROM or cores() < 2:
             self.cache.save(self.paths)
         elif self.saving is None and self.cache.needs_saving(self.paths):
             self.saving = Forked(partial(self.cache.save, self.paths), behind=True)

@@ -8,6 +8,7 @@ listed in full they would bury the question's other comparisons)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from typing import Any
@@ -88,13 +89,31 @@ def _settings_words(step: dict[str, Any]) -> str | None:
     return words
 
 
-def verdict_words(verdict: Any, significant: Any, crosses: bool) -> str:
-    """A step's verdict as its row reads it."""
+#: A step's verdict in a row, short (the page's opening says what each means).
+STEP_WORDS = {
+    "higher": "higher",
+    "lower": "lower",
+    "within_noise": "within the noise",
+    "spread_unknown": "spread unknown",
+}
+
+
+def verdict_words(verdict: Any, significant: Any, crosses: bool, *, short: bool = False) -> str:
+    """A step's verdict as its row reads it (``short``), or the first → last change's."""
     if verdict == "not_comparable":
-        return "crosses bench sessions: shown, not judged" if crosses else "no verdict"
-    words = knowledge.VERDICT_WORDS.get(str(verdict), str(verdict))
+        if crosses:
+            return (
+                "crosses sessions: not judged"
+                if short
+                else ("crosses bench sessions: shown, not judged")
+            )
+        return "no verdict"
+    if short:
+        words = STEP_WORDS.get(str(verdict), str(verdict))
+    else:
+        words = knowledge.VERDICT_WORDS.get(str(verdict), str(verdict))
     if verdict in ("higher", "lower") and significant is False:
-        words += ", not significant once adjusted for the other steps (Holm)"
+        words += ", not once adjusted"
     return words
 
 
@@ -120,8 +139,8 @@ def _row(row: dict[str, Any], sessions: dict[str, int]) -> dict[str, Any]:
         out["step"] = {
             "change": fmt.change(step.get("change_pct")) or "—",
             "verdict": str(verdict) if verdict else "none",
-            "words": verdict_words(verdict, step.get("significant"), crosses),
-            "settings": _settings_words(step),
+            "words": verdict_words(verdict, step.get("significant"), crosses, short=True),
+            "settings": bool(step.get("settings_change")),
         }
         if step.get("comparison"):
             out["id"] = knowledge.page_slug(str(step["comparison"]))
@@ -196,11 +215,26 @@ def about_series(series: list[dict[str, Any]]) -> str:
         "“transaction type:” line names it), one query mode and one number of clients, run on "
         f"each release {client}, with the settings each release was given. A row is a "
         "release: the median tps of its repeats and the 95% interval of their geometric mean. "
-        "A step is that release against the one before it; it is judged on the repeats' noise "
+        "A step is that release against the one before it (“not once adjusted”: not "
+        "significant once adjusted for the other steps of that machine, Holm); it is judged "
+        "on the repeats' noise "
         "when both ran in one bench session (for a published result tree, one invocation of "
         "its author's script), and shown but not judged when they ran in two and nothing "
         "measured how far that machine's sessions move a result."
     )
+
+
+def settings_steps(series: list[dict[str, Any]]) -> list[str]:
+    """The steps whose settings change with the release, each said once for every series
+    (``8.0.26 → 8.2.23: …``): the rows only mark them."""
+    said: dict[str, None] = {}
+    for one in series:
+        rows = [r for r in one.get("rows") or [] if isinstance(r, dict)]
+        for before, row in itertools.pairwise(rows):
+            words = _settings_words(row.get("step") or {})
+            if words:
+                said.setdefault(f"{before.get('version')} → {row.get('version')}: {words}", None)
+    return list(said)
 
 
 def write_series_page(site: Site, known: dict[str, Any]) -> int:
@@ -216,6 +250,7 @@ def write_series_page(site: Site, known: dict[str, Any]) -> int:
             "params": {
                 "kind": "release-series",
                 "series": [series_shown(s) for s in series],
+                "settings_steps": settings_steps(series),
             },
         },
     )
