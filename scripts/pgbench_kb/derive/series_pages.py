@@ -83,7 +83,7 @@ def _settings_words(step: dict[str, Any]) -> str | None:
     ]
     if not changes:
         return None
-    words = "settings change with the release: " + ", ".join(changes)
+    words = ", ".join(changes)
     for renamed in step.get("renamed") or []:
         words += f" ({renamed})"
     return words
@@ -210,7 +210,7 @@ def about_series(series: list[dict[str, Any]]) -> str:
     else:
         client = f"by pgbench {', '.join(clients) or 'of a version not stated'}"
     return (
-        f"{fmt.count(len(series), 'series')} of releases on "
+        f"{fmt.count(len(series), 'series', 'series')} of releases on "
         f"{', '.join(machines)}: each is one workload ({', '.join(workloads)}, as pgbench's "
         "“transaction type:” line names it), one query mode and one number of clients, run on "
         f"each release {client}, with the settings each release was given. A row is a "
