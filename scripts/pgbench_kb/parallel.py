@@ -17,6 +17,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from types import GeneratorType
@@ -38,9 +39,19 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+def fork_safe() -> bool:
+    """Whether worker processes may be forked from this one: not once polars (the transaction
+    log parser's CSV reader) was loaded here. Its thread pool does not survive a fork: a forked
+    child that parsed a log with it waited forever (a test session that parsed logs, then
+    derived the shipped site of over 500 runs, hung). ``kb`` itself forks before it reads any
+    log, so its commands keep their workers."""
+    return "polars" not in sys.modules
+
+
 def worker_count() -> int:
-    """How many worker processes a stage starts (one per core, at most ``MAX_WORKERS``)."""
-    return min(cores(), MAX_WORKERS)
+    """How many worker processes a stage starts (one per core, at most ``MAX_WORKERS``; one,
+    so the work stays in this process, when forking is not safe: ``fork_safe``)."""
+    return min(cores(), MAX_WORKERS) if fork_safe() else 1
 
 
 def _ignore_interrupts(nice: int = 0) -> None:

@@ -4,6 +4,7 @@ enough to read and light enough to load, measured in real headless Chromium at 1
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,32 @@ def test_verdicts_are_listed_and_the_rest_counted(shipped_site: Path):
     assert listed.count("<li id=") >= 10 and "verdict-higher" not in listed
     assert 'id="pooled"' in durability  # the pooled verdicts lead
     assert durability.index('id="pooled"') < durability.index('class="comparison"')
+
+
+def test_release_series_are_tables_and_their_comparisons_counted(shipped_site: Path):
+    """The archaeology set's 12 series (2 query modes × 6 client counts, 20 releases each) are
+    one table each; their 228 steps and the query-mode comparisons among their releases are
+    counted on the question's page and listed one line each on its page of series
+    comparisons, whose anchors the series' rows share."""
+    comparisons = shipped_site / "comparisons"
+    series = (comparisons / "release-series" / "index.html").read_text("utf-8")
+    assert series.count('<table class="data series-table">') == 12
+    assert series.count("crosses sessions: not judged") == 4 * 12  # the steps
+    assert series.count("crosses bench sessions: shown, not judged") == 12  # first → last
+    assert series.count("settings change too (above)") == 2 * 12  # 8.0 → 8.2, 9.4 → 9.5
+    assert (
+        "9.4.26 → 9.5.25: checkpoint_segments 8,192 → not set, max_wal_size not set → 128GB"
+    ) in series
+    assert "12 series of releases on tvondra-archaeology-unspecified" in series
+    assert "PostgreSQL 9.5 replaced checkpoint_segments with max_wal_size" in series
+    assert "pgbench client (18devel)" in series and "star-1.sql" in series
+    versions = (comparisons / "postgres-version" / "index.html").read_text("utf-8")
+    assert "228 more comparisons of this question pair releases" in versions
+    assert "postgres-version--series/" in versions and "release-series/" in versions
+    assert "tvondra-archaeology-unspecified" not in versions
+    listed = (comparisons / "postgres-version--series" / "index.html").read_text("utf-8")
+    assert listed.count("<li id=") == 228
+    for anchor in re.findall(r'<tr id="([^"]+)"', series):
+        assert f'<li id="{anchor}">' in listed, anchor
+    modes = (comparisons / "query-mode--series" / "index.html").read_text("utf-8")
+    assert modes.count("<li id=") == 20 * 6

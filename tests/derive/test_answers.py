@@ -46,6 +46,8 @@ def as_text(answer: dict) -> str:
     lines = [f"# {answer['title']}", "", answer["lead"], ""]
     if answer.get("costs"):
         lines += [answer["costs"], ""]
+    if answer.get("series"):
+        lines += [answer["series"]["text"], f"({answer['series']['url']})", ""]
     lines.append("## What the sources concluded")
     for claim in answer["claims"]:
         lines.append(f"- {claim['claim']} ({claim['source']}): {claim['verdict']}")
@@ -113,6 +115,24 @@ def test_evidence_of_several_workloads_names_each_and_groups_by_it(derived: Path
     assert contexts == sorted(contexts)
     os = next(m for m in answers["os-filesystem"]["evidence"] if m["machine"].startswith("xeon"))
     assert all(c["context"] is None for c in os["comparisons"])
+
+
+def test_the_versions_answer_cites_the_release_series(derived: Path):
+    """The star-join series across releases is cited in a sentence of its own, named by its
+    workload and its one pgbench client, with its verdicts; its steps are not listed one by one
+    as evidence but counted."""
+    versions = next(a for a in answers_of(derived) if a["slug"] == "versions")
+    text = versions["series"]["text"]
+    assert "{" not in text and "}" not in text
+    assert "the star-join script star-1.sql, run by one pgbench 18devel client" in text
+    assert "20 releases, 8.0.26 to 18devel" in text and "1 to 256 clients" in text
+    assert "of 228 steps from one release to the next" in text
+    assert "48 of the steps cross bench sessions" in text
+    assert "not comparable across sessions" in text
+    assert versions["series"]["url"] == "comparisons/release-series/"
+    machines = [m["machine"] for m in versions["evidence"]]
+    assert not any(m.startswith("tvondra-archaeology") for m in machines), machines
+    assert any(u.startswith("228 more comparisons pair releases") for u in versions["unknown"])
 
 
 def test_home_page_leads_with_the_answers(derived: Path):
@@ -189,6 +209,10 @@ def _tree_with(tmp_path: Path, transcribed: Path, edit) -> Path:
         ),
         (lambda d: d["answers"][0].update(sets={"x": {"machine": "a"}}), "x.family: missing"),
         (
+            lambda d: d["answers"][0].update(series={"machine": "nowhere", "text": "x"}),
+            "no hardware note for machine 'nowhere'",
+        ),
+        (
             lambda d: d["answers"][0].update(sets={"x": {"family": "raid"}}),
             "set 'x' has no known family",
         ),
@@ -205,6 +229,7 @@ def _tree_with(tmp_path: Path, transcribed: Path, edit) -> Path:
         "set-key",
         "set-family",
         "set-unknown-family",
+        "series-machine",
     ],
 )
 def test_mistakes_in_answers_yaml_are_one_line_errors(

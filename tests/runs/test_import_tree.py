@@ -170,6 +170,51 @@ def test_without_leave_to_keep_raw_the_address_and_hash_are_kept(root: Path) -> 
         assert source["url"].endswith(f"/blob/{REVISION}/{rel}")
         assert run["id"].endswith(source["sha256"][:8])
     assert kb(root, "check").returncode == 0
+    # An output referenced by its hash is imported once too: a second import is refused
+    # before anything is written.
+    before = sorted(p for p in root.rglob("*") if p.is_file())
+    again = kb(root, "import", str(TREE), "--mapping", str(mapping))
+    assert again.returncode != 0
+    assert "is already kept by" in again.stderr, again.stderr
+    assert sorted(p for p in root.rglob("*") if p.is_file()) == before
+
+
+def test_a_copied_output_in_the_tree_is_refused(root: Path, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    first = tree / "20261127-014210-tpcb" / "results" / "4" / "1" / "simple.log"
+    copy = tree / "20261127-014210-tpcb" / "results" / "4" / "1" / "prepared.log"
+    copy.write_bytes(first.read_bytes().replace(b"query mode: simple", b"query mode: prepared"))
+    (tree / "20261127-014210-tpcb" / "results" / "4" / "2" / "prepared.log").write_bytes(
+        copy.read_bytes()
+    )
+    mapping = write_mapping(root, mapping_text())
+    done = kb(root, "import", str(tree), "--mapping", str(mapping))
+    assert done.returncode != 0
+    assert (
+        "20261127-014210-tpcb/results/4/2/prepared.log: files: is the same output, byte for "
+        "byte, as 20261127-014210-tpcb/results/4/1/prepared.log"
+    ) in done.stderr, done.stderr
+    assert not (root / "data" / "runs").exists()
+
+
+def test_a_custom_script_is_not_short_for_its_scale() -> None:
+    """pgbench prints scaling factor 1 beside a custom script that reads none of its tables:
+    only a built-in script's run is short for its scale."""
+    run = {
+        "origin": "measured",
+        "benchmark": {
+            "duration_s": 60,
+            "scale": 1,
+            "workload": {"scripts": [{"builtin": None, "file": "star-1.sql"}]},
+        },
+    }
+    assert tryout.shortness(run) is None
+    run["benchmark"]["workload"]["scripts"] = [{"builtin": "tpcb-like", "file": None}]
+    assert tryout.shortness(run) == "at scale 1 (under 5)"
+    run["benchmark"]["duration_s"] = 10
+    run["benchmark"]["workload"]["scripts"] = [{"builtin": None, "file": "star-1.sql"}]
+    assert tryout.shortness(run) == "10 s long (under 15 s)"
 
 
 BAD_MAPPINGS = [

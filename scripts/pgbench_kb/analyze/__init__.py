@@ -25,6 +25,7 @@ from pgbench_kb.analyze.multiplicity import adjust
 from pgbench_kb.analyze.noise import add_noise_context
 from pgbench_kb.analyze.pairs import find_comparisons
 from pgbench_kb.analyze.pooling import pooled_of
+from pgbench_kb.analyze.releases import release_series
 from pgbench_kb.analyze.sessions import configuration, session_of, sessions_summary
 from pgbench_kb.analyze.stability import group_summaries, stability_of
 from pgbench_kb.analyze.within_sessions import interactions_within_sessions
@@ -79,6 +80,7 @@ def knowledge_from_runs(
         "claims": check_claims(claims or [], entries, tps),
         "excluded_runs": excluded_runs(runs),
         "latency_trust": listed(runs, group_of),
+        "series": release_series(groups, tps),
     }
 
 

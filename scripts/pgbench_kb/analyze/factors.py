@@ -20,9 +20,11 @@ filed under the narrowest family that contains every field it differs in.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 IGNORED_PREFIXES = (
     "schema_version",
@@ -205,3 +207,25 @@ def family_of(fields: frozenset[str]) -> Family | None:
         if all(family.contains(f) for f in fields):
             return family
     return None
+
+
+_VERSION = re.compile(r"^(\d+(?:\.\d+)*)(?:(devel)|(alpha|beta|rc)(\d*))?$")
+#: A development build or a pre-release comes before the release of its major version.
+_PRE_RELEASE = {"devel": -4, "alpha": -3, "beta": -2, "rc": -1}
+
+
+def release_order(value: Any) -> tuple[int, ...] | None:
+    """A PostgreSQL version as a sortable tuple: ``9.5.25`` → (9, 5, 25), ``18devel`` →
+    (18, -4), ``17beta2`` → (17, -2, 2); None for anything else (a bare number is not taken
+    for a version: ``8`` could be anything)."""
+    if not isinstance(value, str):
+        return None
+    found = _VERSION.match(value)
+    if not found or ("." not in value and found.group(2) is None and found.group(3) is None):
+        return None
+    numbers = tuple(int(p) for p in found.group(1).split("."))
+    if found.group(2):
+        return (*numbers, _PRE_RELEASE["devel"])
+    if found.group(3):
+        return (*numbers, _PRE_RELEASE[found.group(3)], int(found.group(4) or 0))
+    return numbers

@@ -265,7 +265,11 @@ def load_runs(root: Path, *, jobs: int | None = None) -> list[RunRecord]:
     work = [(str(p), p.relative_to(root).as_posix(), str(root)) for p in paths]
     workers = min(jobs, MAX_WORKERS) if jobs else worker_count()
     if len(work) >= PARALLEL_FROM and workers > 1:
-        results = map_in_workers(_load_one, work, workers=workers)
+        # Fresh interpreters, not forks: a forked pool deadlocked (every process waiting on a
+        # lock, no CPU) when the caller had run other work before in the same process, as a
+        # test session does, once the shipped runs passed PARALLEL_FROM (the 720 imported
+        # archaeology runs); the items are paths, so spawning costs only the start-up.
+        results = map_in_workers(_load_one, work, workers=workers, start="spawn")
     else:
         results = [_load_one(item) for item in work]
     records = []

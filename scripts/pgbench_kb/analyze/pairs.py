@@ -7,7 +7,9 @@ a hash of "everything outside F" (plus the machine) and only groups inside one b
 paired; each bucket is then checked exactly, so a hash collision cannot pair unlike groups.
 
 * Single fields: all pairs with different values, except numeric fields (clients, scale, a
-  numeric setting), which pair neighbouring values only (4→8 clients, not 1→128).
+  numeric setting) and PostgreSQL releases, which pair neighbouring values only (4→8 clients,
+  not 1→128; 9.6→10, not 8.0→18: a series of releases is read step by step, and its first
+  and last are set side by side by ``analyze/releases.py``).
 * Families (``factors.FAMILIES``): a pair differing in several fields is filed under the
   narrowest family holding them all, and kept only as a *step*: when a third group in the same
   bucket lies between the two (A→C and C→B together change exactly what A→B changes), A→B is a
@@ -30,7 +32,7 @@ from typing import Any
 
 from pgbench_kb.analyze import describe
 from pgbench_kb.analyze.confounds import confounds_of, same_disks
-from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label
+from pgbench_kb.analyze.factors import FAMILIES, Family, family_of, label, release_order
 from pgbench_kb.analyze.groups import Group, latency_center, slug
 from pgbench_kb.analyze.latency import outcome
 from pgbench_kb.analyze.load import key
@@ -68,7 +70,6 @@ HEADLINE_SETTINGS = tuple(
 
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|MB|GB|TB)$")
 _SIZE_UNITS = {"B": 1, "kB": 1024, "KB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-_VERSION = re.compile(r"^\d+(\.\d+)+$")
 
 
 @functools.cache
@@ -113,8 +114,9 @@ def _order_value(value: Any) -> tuple[int, Any] | None:
         size = _SIZE.match(value)
         if size:
             return (2, float(size.group(1)) * _SIZE_UNITS[size.group(2)])
-        if _VERSION.match(value):
-            return (3, tuple(int(p) for p in value.split(".")))
+        release = release_order(value)
+        if release is not None:
+            return (3, release)
     return None
 
 
@@ -317,6 +319,8 @@ def _pairs_on(members: list[Item], path: str) -> list[tuple[Group, Group, frozen
     if present and all(_numeric(v) for v in present) and len(values) > 2:
         ordered = sorted(values, key=lambda v: (v is not None, v if v is not None else 0))
         steps = itertools.pairwise(ordered)
+    elif path == "postgres.version" and len(values) > 2 and all(map(release_order, values)):
+        steps = itertools.pairwise(sorted(values, key=release_order))
     else:
         ordered = sorted(values, key=lambda v: str(v))
         steps = ((x, y) for i, x in enumerate(ordered) for y in ordered[i + 1 :])

@@ -53,7 +53,8 @@ def configure_import(p: argparse.ArgumentParser) -> None:
         metavar="YAML",
         help="import every output of the result tree RAW as the mapping file says (which path "
         "parts are the session, repeat, clients, mode; the author's facts; the source and its "
-        "terms), e.g. kb import ../results --mapping data/imports/SET/mapping.yaml",
+        "terms), e.g. kb import ../postgres-archaeology --mapping "
+        "data/imports/tvondra-archaeology/mapping.yaml",
     )
     p.add_argument(
         "--machine", help="slug of the server's hardware note (content/hardware/SLUG.md)"

@@ -246,6 +246,106 @@ class SetFigures:
         return f"PostgreSQL {_and(sorted(versions))}" if versions else "version not stated"
 
 
+class SeriesFigures:
+    """The release series of one machine (``series`` in the Comparisons JSON), as the
+    placeholders of an answer's ``series`` sentence read them: ``{series.workload}``,
+    ``{series.client}``, ``{series.releases}``, ``{series.clients}``, ``{series.modes}``,
+    ``{series.n}`` (series), ``{series.steps}`` (steps from one release to the next, over
+    every series), ``{series.verdicts}`` (theirs, as a lead counts verdicts: higher or lower
+    only when significant after the adjustment), ``{series.apart}`` (steps that cross bench
+    sessions), ``{series.sessions}`` and ``{series.overall}`` (first release against last:
+    the range of the changes, and whether they are judged)."""
+
+    def __init__(self, series: list[dict[str, Any]]):
+        self.series = series
+        self._steps = [
+            r["step"]
+            for s in series
+            for r in s.get("rows") or []
+            if isinstance(r, dict) and isinstance(r.get("step"), dict)
+        ]
+
+    def _held(self, path: str) -> list[Any]:
+        values = {(s.get("held_equal") or {}).get(path) for s in self.series} - {None}
+        return sorted(values, key=lambda v: (isinstance(v, str), v))
+
+    @property
+    def n(self) -> str:
+        return str(len(self.series))
+
+    @property
+    def workload(self) -> str:
+        return _and([str(v) for v in self._held("benchmark.workload.name")]) or "not stated"
+
+    @property
+    def client(self) -> str:
+        versions = sorted({v for s in self.series for v in s.get("pgbench_versions") or []})
+        return f"pgbench {_and(versions)}" if versions else "pgbench of a version not stated"
+
+    @property
+    def releases(self) -> str:
+        found: dict[str, None] = {}
+        for s in self.series:
+            for row in s.get("rows") or []:
+                found.setdefault(str(row.get("version")), None)
+        names = list(found)
+        if not names:
+            return "no release"
+        return f"{len(names)} releases, {names[0]} to {names[-1]}"
+
+    @property
+    def clients(self) -> str:
+        values = [v for v in self._held("benchmark.clients") if isinstance(v, int)]
+        if not values:
+            return "clients not stated"
+        if len(values) == 1:
+            return str(fmt.count(values[0], "client"))
+        return f"{fmt.figure(values[0])} to {fmt.figure(values[-1])} clients"
+
+    @property
+    def modes(self) -> str:
+        return _and([str(v) for v in self._held("benchmark.query_mode")]) or "not stated"
+
+    @property
+    def steps(self) -> str:
+        return str(len(self._steps))
+
+    @property
+    def verdicts(self) -> str:
+        verdicts = []
+        for step in self._steps:
+            verdict = step.get("verdict")
+            if verdict in ("higher", "lower") and not step.get("significant"):
+                verdict = "not_significant"
+            verdicts.append(verdict)
+        return verdict_counts(verdicts)
+
+    @property
+    def apart(self) -> str:
+        return str(sum(1 for step in self._steps if step.get("crosses_sessions")))
+
+    @property
+    def sessions(self) -> str:
+        return str(len({x for s in self.series for x in s.get("sessions") or []}))
+
+    @property
+    def overall(self) -> str:
+        """``+11.6% to +9,168%, not judged: each first and last ran in different bench
+        sessions``, or the verdicts when they ran in one."""
+        ends = [s.get("overall") or {} for s in self.series]
+        changes = sorted(float(o["change_pct"]) for o in ends if o.get("change_pct") is not None)
+        if not changes:
+            return "no figures"
+        low, high = fmt.change(changes[0]), fmt.change(changes[-1])
+        span = str(low) if low == high else f"{low} to {high}"
+        if all(o.get("crosses_sessions") for o in ends):
+            return (
+                f"{span}, shown, not judged: each first and last release ran in different "
+                "bench sessions"
+            )
+        return f"{span}; {verdict_counts([o.get('verdict') for o in ends])}"
+
+
 def _tests(items: list[dict[str, Any]], pooled: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The tests of a selection: each comparison, except that the comparisons of one pooled
     estimate are that estimate, once (in the place of its first comparison)."""

@@ -16,8 +16,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import knowledge, verdict_sections
-from pgbench_kb.derive.answer_leads import ClaimFigures, LeadFields, SetFigures
+from pgbench_kb.derive.answer_leads import ClaimFigures, LeadFields, SeriesFigures, SetFigures
 from pgbench_kb.derive.answers_file import ANSWERS_FILE, answer_error, load_answers, read_answers
 from pgbench_kb.derive.writer import Site
 
@@ -132,6 +133,31 @@ def build_answers(
                 pooled=pooled,
                 costs=costs,
             )
+        series = None
+        if answer.get("series"):
+            spec = answer["series"]
+            chosen = [
+                x
+                for x in known.get("series") or []
+                if isinstance(x, dict) and x.get("machine") == spec["machine"]
+            ]
+            if not (root / "content" / "hardware" / f"{spec['machine']}.md").is_file():
+                raise answer_error(
+                    loaded,
+                    f"{where}.series.machine",
+                    f"answer {slug}: no hardware note for machine {spec['machine']!r}",
+                    "name the machine (content/hardware/MACHINE.md) whose runs form a release "
+                    "series (kb compare --json: series)",
+                )
+            if chosen:
+                # Without its runs (a tree of part of the data) the sentence is left out.
+                said = LeadFields(
+                    {"series": SeriesFigures(chosen)}, loaded, f"{where}.series", slug
+                )
+                series = {
+                    "text": " ".join(said.format(" ".join(str(spec["text"]).split())).split()),
+                    "url": "comparisons/release-series/",
+                }
         fields = LeadFields(values, loaded, f"{where}.lead", slug)
         lead = " ".join(fields.format(" ".join(str(answer["lead"]).split())).split())
         if len(lead.split()) > LEAD_WORDS:
@@ -155,14 +181,16 @@ def build_answers(
                 "lead": lead,
                 "scope": " ".join(str(answer.get("scope") or "").split()) or None,
                 "costs": costs_text,
+                "series": series,
                 "claims": [_claim_shown(claims[c], sources) for c in answer.get("claims") or []],
                 "pooled": verdict_sections.pooled_shown(known, _shown_of(evidence_raw, shown)),
                 "evidence": _evidence(evidence_raw, shown),
                 "unknown": _unknown(
                     answer,
-                    evidence_raw,
+                    [c for c in evidence_raw if not _serial(c, shown)],
                     [claims[c] for c in answer.get("claims") or []],
                     [c for f in answer["families"] for c in left_out[f]],
+                    sum(1 for c in evidence_raw if _serial(c, shown)),
                 ),
                 "why": _why(str(answer["why"]), cites),
                 "cites": _cites_used(str(answer["why"]), cites),
@@ -219,8 +247,14 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
     for comparison in items:
         cid = knowledge.page_slug(str(comparison.get("id")))
         item = shown.get(cid)
-        if item is None or cid in seen or not verdict_sections.has_verdict(item):
-            # Without a verdict: counted under "What is not known", listed on its own page.
+        if (
+            item is None
+            or cid in seen
+            or not verdict_sections.has_verdict(item)
+            or item.get("in_series")
+        ):
+            # Without a verdict, or inside a release series: counted under "What is not
+            # known", listed on a page of their own.
             continue
         seen.add(cid)
         workload = (comparison.get("held_equal") or {}).get(WORKLOAD)
@@ -245,13 +279,26 @@ def _evidence(items: list[dict[str, Any]], shown: dict[str, Any]) -> list[dict[s
     return [{"machine": m, "comparisons": c} for m, c in machines.items()]
 
 
+def _serial(comparison: dict[str, Any], shown: dict[str, Any]) -> bool:
+    """Whether a comparison is inside a release series (``derive/series_pages.py``)."""
+    return bool((shown.get(knowledge.page_slug(str(comparison.get("id")))) or {}).get("in_series"))
+
+
 def _unknown(
     answer: dict[str, Any],
     items: list[dict[str, Any]],
     claims: list[dict[str, Any]],
     left_out: list[dict[str, Any]],
+    serial: int = 0,
 ) -> list[str]:
     out = []
+    if serial:
+        out.append(
+            f"{fmt.count(serial, 'more comparison')} pair releases of a release series, or "
+            "clients and query modes among them: not listed here; each series is one table of "
+            "its releases and steps on the release-series page, and each question lists them "
+            "one line each."
+        )
     incidental_pairs = sum(1 for c in left_out if incidental(c))
     across = sum(1 for c in left_out if compared_inside(c) and not incidental(c))
     total = len(items)

@@ -12,6 +12,7 @@ from pgbench_kb.derive import (
     charts,
     knowledge,
     labels,
+    series_pages,
     verdict_sections,
 )
 from pgbench_kb.derive.writer import Site
@@ -88,6 +89,18 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
         "How throughput changes as one numeric factor (clients, scale) grows, everything else "
         "held equal: where it peaks and where it falls off."
     )
+    # The curves of release series' releases: their points are in the series' tables; each
+    # is one line (its sentence) on a page of its own, counted here.
+    releases = series_pages.series_groups(known)
+    serial = [
+        item
+        for item in shown
+        if item["points"] and all(str(p.get("group")) in releases for p in item["points"])
+    ]
+    if serial:
+        shown = [item for item in shown if item not in serial]
+        series_pages.write_series_curves(site, serial)
+    about_serial = series_pages.series_curves_note(len(serial))
     by_machine: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for item in shown:
         by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
@@ -114,10 +127,10 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
             {
                 "title": "Throughput curves",
                 "description": about + " One page per machine.",
-                "params": {"kind": "comparisons", "pages": parts},
+                "params": {"kind": "comparisons", "pages": parts, "in_series": about_serial},
             },
         )
-    elif shown:
+    elif shown or serial:
         site.page(
             "comparisons/curves.md",
             {
@@ -127,10 +140,11 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
                     "kind": "curves",
                     "curves": shown,
                     "overlays": [o for slug in sorted(overlays) for o in overlays[slug]],
+                    "in_series": about_serial,
                 },
             },
         )
-    return len(shown)
+    return len(shown) + len(serial)
 
 
 def series_names(items: list[dict[str, Any]]) -> list[str]:
@@ -427,14 +441,20 @@ def write_comparison_pages(
     listed = []
     cited = cited_slugs(known)
     for slug, title, about, _ in knowledge.FAMILIES:
-        items = sorted(families.get(slug, []), key=lambda c: (c["machine"], c["id"]))
-        if not items:
+        every = sorted(families.get(slug, []), key=lambda c: (c["machine"], c["id"]))
+        if not every:
             continue
+        # Inside release series: counted here, listed on a page of their own.
+        serial = [c for c in every if c.get("in_series")]
+        items = [c for c in every if not c.get("in_series")]
+        if serial:
+            series_pages.write_in_series_page(site, slug, title, serial)
+        note = series_pages.in_series_note(slug, len(serial))
         pages: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for item in items:
             pages[verdict_sections.family_page(item["url"].split("/")[1])].append(item)
-        if len(pages) == 1:
-            write_comparison_page(site, slug, title, about, items, known, cited)
+        if len(pages) <= 1:
+            write_comparison_page(site, slug, title, about, items, known, cited, note)
         else:
             parts = []
             for page, page_items in sorted(pages.items()):
@@ -450,11 +470,21 @@ def write_comparison_pages(
                 {
                     "title": title,
                     "description": f"Controlled comparisons of {about}, one page per machine.",
-                    "params": {"kind": "comparisons", "pages": parts},
+                    "params": {"kind": "comparisons", "pages": parts, "in_series": note},
                 },
             )
         listed.append(
-            {"title": title, "url": f"comparisons/{slug}/", "about": about, "n": len(items)}
+            {"title": title, "url": f"comparisons/{slug}/", "about": about, "n": len(every)}
+        )
+    n_series = series_pages.write_series_page(site, known)
+    if n_series:
+        listed.append(
+            {
+                "title": "Release series",
+                "url": f"comparisons/{series_pages.SERIES_PAGE}/",
+                "about": "one workload on many releases of one machine, release by release",
+                "n": n_series,
+            }
         )
     if known.get("curves"):
         listed.append(
@@ -504,10 +534,12 @@ def write_comparison_page(
     items: list[dict[str, Any]],
     known: dict[str, Any],
     cited: dict[str, dict[str, list[int]]] | None = None,
+    in_series: dict[str, Any] | None = None,
 ) -> None:
     """One page of comparisons: the pooled estimates, an overview chart, the findings and
     interactions that cite them, and each comparison with a verdict in full; those without one
-    are counted, and listed on a page of their own."""
+    are counted, and listed on a page of their own; ``in_series``: what it says of the
+    comparisons inside release series (``series_pages.in_series_note``), listed elsewhere."""
     ids = {c["id"] for c in items}
     every, items = items, [c for c in items if verdict_sections.has_verdict(c)]
     if len(items) < len(every):
@@ -560,6 +592,7 @@ def write_comparison_page(
                 "overview": overview,
                 "pooled": verdict_sections.pooled_shown(known, items),
                 "no_verdict": verdict_sections.no_verdict_note(slug, every),
+                "in_series": in_series,
                 "comparisons": items,
                 "findings": findings,
                 "interactions": interactions,

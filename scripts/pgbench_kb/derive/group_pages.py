@@ -12,6 +12,7 @@ from pgbench_kb.derive import (
     bottleneck,
     knowledge,
     run_view,
+    series_pages,
 )
 from pgbench_kb.derive.comparison_pages import (
     SPLIT_FROM,
@@ -122,15 +123,26 @@ def place_knowledge(
     family_of = [
         knowledge.family_of(str(c.get("factor")), c.get("factor_family")) for c in comparisons
     ]
+    # Comparisons inside release series are listed on a page of their own per question
+    # (derive/series_pages.py): they neither count towards a page's split nor go on it.
+    releases = series_pages.series_groups(known)
     sizes: dict[str, int] = defaultdict(int)
-    for family in family_of:
-        sizes[family] += 1
+    for comparison, family in zip(comparisons, family_of, strict=True):
+        if not series_pages.in_series(comparison, releases):
+            sizes[family] += 1
     families: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison, family in zip(comparisons, family_of, strict=True):
         page = family
-        if sizes[family] > SPLIT_FROM:
+        serial = series_pages.in_series(comparison, releases)
+        if serial:
+            page = family + series_pages.IN_SERIES
+        elif sizes[family] > SPLIT_FROM:
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
         shown = comparison_shown(comparison, group_urls, group_words, page, samples)
+        if serial:
+            shown["in_series"] = True
+            shown["url"] = f"comparisons/{page}/#{shown['id']}"
+            shown["series_where"] = series_pages.where_words(comparison)
         shown["latency"] = latency_of.get(str(comparison.get("id")), [])
         shown["latency_note"] = (comparison.get("latency_untrusted") or {}).get("reason")
         if waits := bottleneck.comparison_waits(comparison, evidence_of):

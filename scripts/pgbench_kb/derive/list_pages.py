@@ -47,9 +47,14 @@ def write_machines(
         for slug in {row["machine"], row["client_machine"]} - {None}:
             machines[str(slug)]["runs"].append(table_row(row))
     without: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    serial: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for family in placed["families"].values():
         for item in family:
             machine = item["machine"].split(" ")[0]
+            if item.get("in_series"):
+                # Counted, not listed: each question lists them on its page of release series.
+                serial[machine][item["url"].split("/")[1]] += 1
+                continue
             if not verdict_sections.has_verdict(item):
                 # Counted, not listed (issue 31): listed on the family's page without verdicts.
                 without[machine][item["url"].split("/")[1]] += 1
@@ -63,6 +68,16 @@ def write_machines(
             "pages": [
                 {"title": knowledge.FAMILY_TITLES.get(
                     verdict_sections.family_page(page).split("--")[0], page),
+                 "url": f"comparisons/{page}/", "n": n}
+                for page, n in sorted(pages.items())
+            ],
+        }  # fmt: skip
+    for machine, pages in serial.items():
+        machines[machine]["in_series"] = {
+            "n": sum(pages.values()),
+            "series_url": "comparisons/release-series/",
+            "pages": [
+                {"title": knowledge.FAMILY_TITLES.get(page.split("--")[0], page),
                  "url": f"comparisons/{page}/", "n": n}
                 for page, n in sorted(pages.items())
             ],

@@ -355,7 +355,7 @@ class Loading:
         self.saving: Forked | None = None
         self.lights: dict[str, Light | None] = {}
         fresh = len(self.todo)
-        if len(self.todo) >= PARALLEL_FROM and cores() > 1:
+        if len(self.todo) >= PARALLEL_FROM and worker_count() > 1:
             workers = worker_count()
             self.pages = TwoSteps(_light_file, _page_file, self.todo, workers=workers, behind=True)
             try:
@@ -394,6 +394,7 @@ class Loading:
                 whole = None if light is None else joined(light, _checked(part))
                 self.found[job[0]] = whole
                 self.cache.put(job[0], whole)
+        # Saving forks whatever ran here before (``parallel.fork_safe``): it parses no log.
         if len(self.paths) < PARALLEL_FROM or cores() < 2:
             self.cache.save(self.paths)
         elif self.saving is None and self.cache.needs_saving(self.paths):

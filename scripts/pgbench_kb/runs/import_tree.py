@@ -39,7 +39,7 @@ from typing import Any
 from pgbench_kb.errors import ImportProblems, KbError, RunFileError, RunImportError
 from pgbench_kb.runs.documents import Located, read_document, schema_problems
 from pgbench_kb.runs.import_declared import deep_merge
-from pgbench_kb.runs.importer import import_run
+from pgbench_kb.runs.importer import import_run, kept_outputs
 from pgbench_kb.runs.schema import validate
 
 #: Named groups of ``files.pattern`` and what each must be (``started`` unless
@@ -400,6 +400,7 @@ def import_tree(tree: Path, mapping_path: Path, *, root: Path, dry_run: bool) ->
     planned = _plan(mapping, outputs)
     problems: list[KbError] = []
     seen: dict[tuple[str, int], str] = {}
+    same_output: dict[str, str] = {}
     prepared = []
     for out in outputs:
         repeat = planned[out.rel]
@@ -415,6 +416,18 @@ def import_tree(tree: Path, mapping_path: Path, *, root: Path, dry_run: bool) ->
             )
             continue
         seen[key] = out.rel
+        digest = hashlib.sha256((tree / out.rel).read_bytes()).hexdigest()
+        if digest in same_output:
+            problems.append(
+                RunImportError(
+                    f"is the same output, byte for byte, as {same_output[digest]}",
+                    path=out.rel,
+                    field="files",
+                    hint="a copied file is not a repeat: leave one out with files.skip",
+                )
+            )
+            continue
+        same_output[digest] = out.rel
         found, version = _checked(out, tree)
         problems += found
         given = _given(mapping, out, repeat)
@@ -423,6 +436,9 @@ def import_tree(tree: Path, mapping_path: Path, *, root: Path, dry_run: bool) ->
         prepared.append((out, given))
     if problems:
         raise problems[0] if len(problems) == 1 else ImportProblems(problems)
+    # The outputs the knowledge base already has, read once: a lookup per output, not a read
+    # of every run file per output.
+    kept = kept_outputs(root)
     # First every run built and checked, nothing written; then each written.
     for write in (False, True):
         if write and dry_run:
@@ -439,6 +455,7 @@ def import_tree(tree: Path, mapping_path: Path, *, root: Path, dry_run: bool) ->
                     dry_run=not write,
                     keep_raw=bool(mapping["keep_raw"]),
                     check_duplicates=not write,
+                    kept=kept,
                     given=given,
                     stdout=io.StringIO(),
                 )

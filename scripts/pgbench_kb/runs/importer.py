@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import gzip
 import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -131,6 +132,7 @@ def import_run(
     settings_from: Path | None = None,
     keep_raw: bool = True,
     check_duplicates: bool = True,
+    kept: dict[str, Path] | None = None,
     given: dict[str, Any] | None = None,
     stdin: IO[str] = sys.stdin,
     stdout: IO[str] = sys.stdout,
@@ -139,7 +141,9 @@ def import_run(
     problem found is raised at once (``ImportProblems`` when there are several). Without
     ``keep_raw`` the raw output is parsed but not kept: its sha256 goes into
     ``provenance.source.sha256`` beside the address the source gives (``kb import TREE``, for
-    a tree whose terms do not allow keeping it)."""
+    a tree whose terms do not allow keeping it). ``kept``: the outputs already in the knowledge
+    base (``kept_outputs``), read once by a caller that imports many runs; without it they
+    are read here when needed."""
     declared, problems = gather_declared(meta_path, sets, machine, base=given)
     given_paths = list(dict.fromkeys([*_set_keys(sets), *leaf_paths(declared)]))
     transcribed = declared.get("origin") == "transcribed"
@@ -183,6 +187,7 @@ def import_run(
     ]
     problems += missing
 
+    had_output = raw_bytes is not None
     raw_hash = sha256_bytes(raw_bytes) if raw_bytes is not None else _figures_hash(run)
     run["id"] = run_id(run, raw_hash)
     year, month = _year_month(run["provenance"].get("recorded_at"))
@@ -217,10 +222,11 @@ def import_run(
                 hint="nothing to do",
             )
         )
-    elif raw_bytes is not None and check_duplicates:
-        duplicate = _duplicate_problem(root, raw_hash)
-        if duplicate is not None:
-            problems.append(duplicate)
+    elif had_output and check_duplicates:
+        # An output kept here or referenced by its hash (keep_raw off) is imported once.
+        where = (kept if kept is not None else kept_outputs(root)).get(raw_hash)
+        if where is not None:
+            problems.append(_duplicate_problem(where, raw_hash))
     if problems:
         raise all_problems(_unique(problems))
 
@@ -374,24 +380,36 @@ def _invalid(
     return located_problems([(i.field, i.message, i.related) for i in errors], given), notes
 
 
-def _duplicate_problem(root: Path, raw_hash: str) -> RunImportError | None:
-    """Raw output that a run under ROOT/data/runs already keeps (whatever its date) is refused."""
-    runs = root / RUNS_DIR
-    needle = raw_hash.encode("ascii")
+#: A hash a run file gives on a line of its own: of a raw output or log it keeps (``raw``), or
+#: of the output its source keeps (``provenance.source.sha256``), as ``kb import`` writes them.
+_SHA256_LINE = re.compile(rb"^[ -]*sha256: '?([0-9a-f]{64})'?[ \t]*$", re.MULTILINE)
+
+
+def kept_outputs(root: Path) -> dict[str, Path]:
+    """Every sha256 the run files under ROOT/data/runs give, → the first file that gives it:
+    read once, so that importing n outputs looks each one up instead of reading every run
+    file n times."""
+    kept: dict[str, Path] = {}
     try:
-        candidates = run_files(root) if runs.is_dir() else []
+        candidates = run_files(root) if (root / RUNS_DIR).is_dir() else []
     except OSError:
-        return None
+        return kept
     for path in candidates:
         try:
             with open(path, "rb") as stream:
-                if needle not in stream.read(8 * 2**20):
-                    continue
+                text = stream.read(8 * 2**20)
         except OSError:
             continue
-        return RunImportError(
-            f"the same raw output (sha256 {raw_hash[:12]}…) is already kept by {path}",
-            field="RAW",
-            hint="each run is imported once; a repeat of the benchmark has output of its own",
-        )
-    return None
+        for found in _SHA256_LINE.finditer(text):
+            kept.setdefault(found.group(1).decode("ascii"), path)
+    return kept
+
+
+def _duplicate_problem(path: Path, raw_hash: str) -> RunImportError:
+    """Raw output that a run under ROOT/data/runs already keeps or references (whatever its
+    date) is refused."""
+    return RunImportError(
+        f"the same raw output (sha256 {raw_hash[:12]}…) is already kept by {path}",
+        field="RAW",
+        hint="each run is imported once; a repeat of the benchmark has output of its own",
+    )

@@ -2,7 +2,9 @@
 profile: seconds long, to prove the harness works) is not a result; a run shorter than
 ``MIN_DURATION_S`` or at a scale below ``MIN_SCALE`` is one, but a short one, and says so; a
 measured run without a harness was run by hand, and says so too (or, imported from a result
-tree someone published, says that).
+tree someone published, says that). The scale counts only for pgbench's built-in scripts: a
+custom script (a published star-join, say) need not read pgbench's tables at all, so the
+scaling factor pgbench prints beside it says nothing about its data.
 
 The knowledge base keeps smoke runs' pages (labelled) but lists them nowhere as results (home
 page, explorer) and leaves them out of every group, comparison and answer; ``kb check`` warns
@@ -43,12 +45,22 @@ def is_smoke(run: dict[str, Any]) -> bool:
     return profile_name(run) in SMOKE_PROFILES
 
 
+def builtin_only(run: dict[str, Any]) -> bool:
+    """Whether every script of the run's workload is one of pgbench's built-in ones (the only
+    scripts whose data pgbench's scale sizes); an unknown workload counts as built-in."""
+    scripts = _get(run, "benchmark.workload.scripts")
+    if not isinstance(scripts, list) or not scripts:
+        return True
+    return all(isinstance(s, dict) and s.get("builtin") for s in scripts)
+
+
 def shortness(run: dict[str, Any]) -> str | None:
-    """Why a measured run is short (``a 3 s run at scale 2``), or None when it is not."""
+    """Why a measured run is short (``a 3 s run at scale 2``), or None when it is not. A
+    custom script's run is never short for its scale (see the module's note)."""
     if run.get("origin") != "measured":
         return None
     duration = _get(run, "benchmark.duration_s")
-    scale = _get(run, "benchmark.scale")
+    scale = _get(run, "benchmark.scale") if builtin_only(run) else None
     reasons = []
     if isinstance(duration, int | float) and duration < MIN_DURATION_S:
         reasons.append(f"{duration:g} s long (under {MIN_DURATION_S} s)")

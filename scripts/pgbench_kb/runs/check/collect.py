@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pgbench_kb.parallel import map_in_workers
+from pgbench_kb.parallel import fork_safe, map_in_workers
 from pgbench_kb.runs.check.across import across_runs
 from pgbench_kb.runs.check.content import check_page, contributed, page_kind
 from pgbench_kb.runs.check.notes import check_note
@@ -189,7 +189,7 @@ def _check_one(job: tuple[str, str, str]) -> tuple[list[Finding], RunSummary | N
 def _jobs_for(count: int, jobs: int | None) -> int:
     if jobs is not None:
         return max(1, jobs)
-    if count < PARALLEL_FROM:
+    if count < PARALLEL_FROM or not fork_safe():
         return 1
     return max(1, min(os.cpu_count() or 1, 8))
 
