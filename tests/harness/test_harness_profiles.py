@@ -128,11 +128,11 @@ def test_plan_for_bash_interleaves_repeats_and_restarts_per_set():
     off = next(t for t in trials if t.settings_name == "synchronous-commit-off")
     assert "synchronous_commit=off" in off.settings
     # the plan for bash carries session, sessions, position, seed and the latencies to log,
-    # the server build and the flush level (empty: no flush_ms)
+    # the server build, the flush level and the rate share with its calibration (empty here)
     line = render_plan(load_profile("durability"), cores=2).split("\n")[0].split("\x1e")
-    assert len(line) == 22
+    assert len(line) == 27
     assert line[15:17] == ["1", "1"] and line[17] == "1"
-    assert line[20:22] == ["", ""]
+    assert line[20:27] == ["", "", "", "", "", "", ""]  # build, flush, rate share (none)
 
 
 def test_threads_divide_clients_up_to_the_cores():

@@ -38,13 +38,16 @@ def test_an_imported_set_is_whole_and_points_at_its_outputs(mapping: Path) -> No
     given = load_yaml_file(mapping).data
     source = given["source"]
     runs = runs_of(source["title"], source["revision"])
-    assert len(runs) >= 100
+    assert runs
     pattern = re.compile(given["files"]["pattern"])
     groups: dict[str, list[int]] = defaultdict(list)
     for run in runs:
         where = run["provenance"]["source"]
         assert pattern.fullmatch(where["locator"]), where["locator"]
-        assert where["url"] == f"{source['url']}/blob/{source['revision']}/{where['locator']}"
+        if "address" not in source:  # else the author's address template (an archive's)
+            assert where["url"] == f"{source['url']}/blob/{source['revision']}/{where['locator']}"
+        else:
+            assert where["url"].startswith(f"{source['url']}/blob/{source['revision']}/")
         assert where["terms"] == source["terms"]
         if given["keep_raw"]:
             assert [r["kind"] for r in run["raw"]] == ["output"]
@@ -52,7 +55,11 @@ def test_an_imported_set_is_whole_and_points_at_its_outputs(mapping: Path) -> No
             assert run["raw"] == []
             assert re.fullmatch(r"[0-9a-f]{64}", where["sha256"])
             assert run["id"].endswith(where["sha256"][:8])
-        assert run["machine"] == given["run"]["machine"]
+        # One machine for the whole tree, or one per case (given in the cases' runs).
+        machines = {given.get("run", {}).get("machine")} | {
+            (case.get("run") or {}).get("machine") for case in given.get("cases") or []
+        }
+        assert run["machine"] in machines - {None}
         assert run["repeat"]["group"].startswith(f"{given['set']}-")
         assert bench_session(run["repeat"]) is not None
         groups[run["repeat"]["group"]].append(run["repeat"]["index"])

@@ -19,6 +19,11 @@ from pgbench_kb.derive.writer import Site
 
 #: A family with more comparisons than this gets one page per machine.
 SPLIT_FROM = 100
+#: The curves page loads a chart per curve and two per machine's overlay (6-8 KB each): with
+#: more curves than this from several machines it gets one page per machine, so that no page
+#: loads more than 150 KB (tests/browser/test_comparison_pages_glance.py; 11 curves of 4
+#: machines loaded 177 KB).
+CURVES_SPLIT_FROM = 8
 
 
 def curve_caveat(differs: dict[str, Any]) -> str:
@@ -108,7 +113,7 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
     for item in shown:
         for key in ("swept_field", "held_equal", "held_other", "points"):
             item.pop(key)
-    if len(shown) > SPLIT_FROM and len(by_machine) > 1:
+    if len(shown) > CURVES_SPLIT_FROM and len(by_machine) > 1:
         # Like a large family of comparisons: one page per machine, and a list of them.
         parts = []
         for slug, items in sorted(by_machine.items()):
