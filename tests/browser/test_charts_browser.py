@@ -172,7 +172,7 @@ def test_summary_charts_split_by_machine_and_workload_with_legends_in_words(publ
 def test_curves_overlay_per_machine_on_a_log2_axis_with_latency_against_tps(public, browser):
     with serve(public) as base:
         page = browser.new_page()
-        page.goto(base + "comparisons/curves/")
+        page.goto(base + "comparisons/curves--kb-dev-epyc-2c/")
         overlay = page.locator("section", has_text="Every curve of clients on kb-dev-epyc-2c")
         assert overlay.count() >= 1
         for heading in overlay.locator("h2, h3").all_inner_texts():  # one workload each
@@ -184,7 +184,7 @@ def test_curves_overlay_per_machine_on_a_log2_axis_with_latency_against_tps(publ
         # Clients 2, 4, 8 evenly spaced: each doubling one step (on a linear axis 4 → 8 would
         # be twice 2 → 4). The end labels are drawn flush with the axis ends, so not these.
         src = overlay.first.locator("img").first.get_attribute("src")
-        page.goto(base + "comparisons/curves/" + src)
+        page.goto(base + "comparisons/curves--kb-dev-epyc-2c/" + src)
         xs = page.evaluate(
             """() => [...document.querySelectorAll("text")]
                  .filter(t => /^(1|2|4|8|16)$/.test(t.textContent.trim()))

@@ -480,7 +480,7 @@ def _costs_read_as_costs(out: Path) -> None:
 
 def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
     """Regression: 665 throughput curves of 10,000 synthetic runs were one page with 665
-    charts. Past SPLIT_FROM curves they get a page per machine, listed on the curves page."""
+    charts. Past CURVES_SPLIT_FROM curves they get a page per machine, listed on the curves page."""
     from pgbench_kb.derive import comparison_pages
     from pgbench_kb.derive import writer as site_module
 
@@ -499,7 +499,7 @@ def test_many_curves_get_a_page_per_machine(tmp_path, monkeypatch):
     out = tmp_path / "site"
     site_module.prepare_out(out)
     site = site_module.Site(tmp_path, out)
-    monkeypatch.setattr(comparison_pages, "SPLIT_FROM", 2)
+    monkeypatch.setattr(comparison_pages, "CURVES_SPLIT_FROM", 2)
     assert comparison_pages.write_curves(site, known, {}) == 3
     index = json.loads(site.text("content/comparisons/curves.md").split("\n")[0])
     assert [(p["title"], p["url"], p["n"]) for p in index["params"]["pages"]] == [
