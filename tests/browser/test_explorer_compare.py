@@ -225,8 +225,10 @@ def test_a_configuration_page_opens_compare_with_it_chosen(public, browser):
         page = browser.new_page()
         page.goto(f"{base}groups/{HIGHER[0]}/")
         page.locator("a", has_text="Compare this configuration with any other").click()
+        # The click navigates: the predicate may first run on the configuration page.
         page.wait_for_function(
-            "() => document.getElementById('compare-status').textContent.includes('choose B')"
+            "() => (document.getElementById('compare-status') || {textContent: ''})"
+            ".textContent.includes('choose B')"
         )
         assert page.locator("#compare-a").input_value() == HIGHER[0]
         assert page.evaluate("document.activeElement.id") == "compare-b"
