@@ -50,6 +50,7 @@ HEADLINE = (
     "benchmark.query_mode",
     "server.os.name",
     "server.os.release",
+    "server.os.kernel",
     "storage.data.array.level",
     "storage.data.array.disks",
     "storage.data.array.media",

@@ -22,8 +22,21 @@ SPLIT_FROM = 100
 #: The curves page loads a chart per curve and two per machine's overlay (6-8 KB each): with
 #: more curves than this from several machines it gets one page per machine, so that no page
 #: loads more than 150 KB (tests/browser/test_comparison_pages_glance.py; 11 curves of 4
-#: machines loaded 177 KB).
+#: machines loaded 177 KB). A machine's page with more curves than this shows each curve's
+#: points folded, one click away (its overlay charts draw them all).
 CURVES_SPLIT_FROM = 8
+#: A machine's page of curves draws each overlay (a swept factor and workload) as two charts
+#: of about 30 KB each: past this many overlays, a page per overlay (kernel-bench's Xeon, 4
+#: overlays of 9-14 lines, loaded 348 KB on one page).
+OVERLAYS_A_PAGE = 3
+#: A page with more verdicts than this lists each in one row of a table (what was compared,
+#: each side's centre and runs, the change, its interval and the verdict) instead of in full:
+#: 216 runs of one imported machine gave 100-200 verdicts a page, 25,000-40,000 px tall at
+#: 1280 px in full (tests/browser/test_comparison_pages_glance.py allows 15,000). The figures
+#: behind each row are on its two configurations' pages, which the row links.
+COMPACT_FROM = 24
+#: ... where the first this many findings are shown, the rest and the interactions folded.
+FINDINGS_SHOWN = 3
 
 
 def curve_caveat(differs: dict[str, Any]) -> str:
@@ -110,23 +123,46 @@ def write_curves(site: Site, known: dict[str, Any], group_urls: dict[str, str]) 
     for item in shown:
         by_machine[knowledge.page_slug(item["machine"].split(" ")[0])].append(item)
     overlays = {slug: curve_overlays(site, items) for slug, items in by_machine.items()}
+    overlay_of = {id(item): overlay_key(item) for item in shown}
     for item in shown:
         for key in ("swept_field", "held_equal", "held_other", "points"):
             item.pop(key)
     if len(shown) > CURVES_SPLIT_FROM and len(by_machine) > 1:
-        # Like a large family of comparisons: one page per machine, and a list of them.
+        # Like a large family of comparisons: one page per machine, and a list of them; a
+        # machine with more overlays than OVERLAYS_A_PAGE gets a page per overlay.
         parts = []
         for slug, items in sorted(by_machine.items()):
             machine = items[0]["machine"].split(" ")[0]
-            site.page(
-                f"comparisons/curves--{slug}.md",
-                {
-                    "title": f"Throughput curves on {machine}",
-                    "description": about,
-                    "params": {"kind": "curves", "curves": items, "overlays": overlays[slug]},
-                },
-            )
-            parts.append({"title": machine, "url": f"comparisons/curves--{slug}/", "n": len(items)})
+            for item in items:
+                item["folded"] = len(items) > CURVES_SPLIT_FROM
+            pages = [(slug, items, overlays[slug], "")]
+            if len(overlays[slug]) > OVERLAYS_A_PAGE:
+                pages = [
+                    (f"{slug}--{overlay['slug']}",
+                     [i for i in items if overlay_of[id(i)] == overlay["key"]],
+                     [overlay], f", {overlay['what']}")
+                    for overlay in overlays[slug]
+                ]  # fmt: skip
+            for page, page_items, page_overlays, what in pages:
+                site.page(
+                    f"comparisons/curves--{page}.md",
+                    {
+                        "title": f"Throughput curves on {machine}{what}",
+                        "description": about,
+                        "params": {
+                            "kind": "curves",
+                            "curves": page_items,
+                            "overlays": page_overlays,
+                        },
+                    },
+                )
+                parts.append(
+                    {
+                        "title": machine + what,
+                        "url": f"comparisons/curves--{page}/",
+                        "n": len(page_items),
+                    }
+                )
         site.page(
             "comparisons/curves.md",
             {
@@ -187,6 +223,12 @@ def _series_part(value: Any, field: str) -> str:
     return f"{knowledge.field_label(field)} {knowledge._value(value)}"
 
 
+def overlay_key(item: dict[str, Any]) -> str:
+    """The overlay a curve is drawn on: its swept factor and workload (``clients, select-only``)."""
+    workload = str(item["held_equal"].get("benchmark.workload.name") or "workload varies")
+    return f"{item['swept']}, {workload}"
+
+
 def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """For one machine, per swept factor and workload: every curve on one chart of tps against
     it (clients on a log₂ axis, as pgbench-tools draws them), and latency against tps."""
@@ -205,8 +247,11 @@ def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, An
                 x, tps, latency = p.get("x"), p.get("tps"), p.get("latency_ms")
                 if not isinstance(x, int | float) or not isinstance(tps, int | float):
                     continue
+                # Rounded as pages print them: each point's label is in the chart's SVG.
+                tps = round(tps, 1)
                 tps_points.append({"x": x, "tps": tps, "series": name})
                 if isinstance(latency, int | float):
+                    latency = round(latency, 3)
                     latency_points.append({"x": x, "tps": tps, "latency": latency, "series": name})
         many = fmt.count(len(curves), "curve")
         charts_shown = []
@@ -234,7 +279,10 @@ def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, An
             overlays.append(
                 {"title": f"Every curve of {swept} on {machine}, {workload}",
                  "charts": charts_shown,
-                 "id": knowledge.page_slug(f"overlay-{machine}-{field}-{workload}")}
+                 "id": knowledge.page_slug(f"overlay-{machine}-{field}-{workload}"),
+                 "key": overlay_key(curves[0]),
+                 "slug": knowledge.page_slug(f"{swept}-{workload}"),
+                 "what": f"{workload}, against {swept}"}
             )  # fmt: skip
     return overlays
 
@@ -312,13 +360,16 @@ def comparison_shown(
     if change:
         sentence += f"; B is {change} against A ({fmt.ratio(comparison.get('ratio'))} of A)"
     interval = (comparison.get("test") or {}).get("ci95_ratio")
+    interval_words = None
     if isinstance(interval, list) and len(interval) == 2:
         low, high = interval
         if low and high and high / low > 100:
             sentence += "; the 95% interval of the ratio is so wide (more than a hundredfold) "
             sentence += "that it says nothing"
+            interval_words = "more than a hundredfold wide"
         else:
             sentence += f"; 95% interval of the ratio {fmt.ratio(low)} to {fmt.ratio(high)}"
+            interval_words = f"{fmt.ratio(low)} to {fmt.ratio(high)}"
     sentence += session_words(comparison) + adjustment_words(comparison)
     runs_of = samples or {}
     sides = [
@@ -357,11 +408,44 @@ def comparison_shown(
         "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
         "chart": chart,
         "change_pct": comparison.get("change_pct"),
+        # The one-line form of a page with many verdicts (COMPACT_FROM).
+        "row": {
+            "change": change or "—",
+            "interval": interval_words or "—",
+            "verdict": ROW_VERDICT_WORDS.get(verdict, verdict) + row_adjustment(comparison),
+        },
         "short": f"{short_a} → {short_b}",
         "workload": str(
             (comparison.get("held_equal") or {}).get("benchmark.workload.name") or "workload varies"
         ),
     }
+
+
+#: A verdict in a compact row (the full sentence is in ``knowledge.VERDICT_WORDS``).
+ROW_VERDICT_WORDS = {
+    "higher": "higher",
+    "lower": "lower",
+    "within_noise": "within the noise",
+    "spread_unknown": "not judged (spread unknown)",
+    "not_comparable": "no verdict",
+}
+
+
+def row_adjustment(comparison: dict[str, Any]) -> str:
+    """What the family-wise adjustment says of a comparison, in a compact row: ``; significant
+    after Holm (54 tests)``; nothing when it changes nothing."""
+    family = comparison.get("family") or {}
+    n = int(family.get("size") or 1)
+    if not family or (n == 1 and not family.get("pooled")):
+        return ""
+    if family.get("significant"):
+        words = "significant"
+    elif comparison.get("verdict") in ("higher", "lower"):
+        words = "not significant"
+    else:
+        return ""
+    pooled = ", pooled over sessions" if family.get("pooled") else ""
+    return f"; {words} after Holm ({fmt.count(n, 'test')}{pooled})"
 
 
 def context_words(machine: str, words_a: str, words_b: str) -> str:
@@ -564,6 +648,12 @@ def write_comparison_page(
         if text not in said:
             said.add(text)
             findings.append({"text": text})
+    compact = len(items) > COMPACT_FROM
+    # On a page of many verdicts the findings past the first few, and the interactions, are
+    # one click away (216 imported runs gave 5,800 px of findings and 4,600 of interactions).
+    findings, more_findings = (
+        (findings[:FINDINGS_SHOWN], findings[FINDINGS_SHOWN:]) if compact else (findings, [])
+    )
     overview = None
     bars = labels.bar_labels([{**c, "panel": (c["machine"], c["workload"])} for c in items])
     rows = [
@@ -599,7 +689,9 @@ def write_comparison_page(
                 "no_verdict": verdict_sections.no_verdict_note(slug, every),
                 "in_series": in_series,
                 "comparisons": items,
+                "compact": compact,
                 "findings": findings,
+                "more_findings": more_findings,
                 "interactions": interactions,
             },
         },

@@ -15,6 +15,7 @@ from pgbench_kb.derive import (
     series_pages,
 )
 from pgbench_kb.derive.comparison_pages import (
+    COMPACT_FROM,
     SPLIT_FROM,
     comparison_shown,
     latency_shown,
@@ -127,16 +128,29 @@ def place_knowledge(
     # (derive/series_pages.py): they neither count towards a page's split nor go on it.
     releases = series_pages.series_groups(known)
     sizes: dict[str, int] = defaultdict(int)
+    verdicts: dict[str, int] = defaultdict(int)
+    machines: dict[str, set[str]] = defaultdict(set)
     for comparison, family in zip(comparisons, family_of, strict=True):
         if not series_pages.in_series(comparison, releases):
             sizes[family] += 1
+            verdicts[family] += comparison.get("verdict") != "not_comparable"
+            machines[family].add(str(comparison.get("machine")))
+    # A family splits per machine when it is large, or when its verdicts would make one page
+    # compact though they come from several machines: each machine's then reads in full
+    # unless it alone has many.
+    split = {
+        family
+        for family in sizes
+        if sizes[family] > SPLIT_FROM
+        or (verdicts[family] > COMPACT_FROM and len(machines[family]) > 1)
+    }
     families: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison, family in zip(comparisons, family_of, strict=True):
         page = family
         serial = series_pages.in_series(comparison, releases)
         if serial:
             page = family + series_pages.IN_SERIES
-        elif sizes[family] > SPLIT_FROM:
+        elif family in split:
             page = f"{family}--{knowledge.page_slug(str(comparison.get('machine')).split(' ')[0])}"
         shown = comparison_shown(comparison, group_urls, group_words, page, samples)
         if serial:
