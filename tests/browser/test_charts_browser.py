@@ -141,7 +141,7 @@ def test_a_comparison_shows_its_runs_as_dots_or_no_chart(public, browser):
     published figures alone: no chart, the table says it all."""
     with serve(public) as base:
         page = browser.new_page()
-        page.goto(base + "comparisons/clients/")
+        page.goto(base + "comparisons/clients--kb-dev-epyc-2c/")
         section = page.locator("section.comparison").filter(has=page.locator(".chart-inline"))
         first = section.first
         dots = first.locator(".chart-inline circle").count()

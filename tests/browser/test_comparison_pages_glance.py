@@ -97,3 +97,25 @@ def test_release_series_are_tables_and_their_comparisons_counted(shipped_site: P
         assert f'<li id="{anchor}">' in listed, anchor
     modes = (comparisons / "query-mode--series" / "index.html").read_text("utf-8")
     assert modes.count("<li id=") == 20 * 6
+
+
+def test_a_page_of_many_verdicts_lists_them_one_row_each(shipped_site: Path, browser):
+    """The kernel-bench Xeon's 54 client comparisons (issue 32): one row each, anchored as in
+    full, what they all hold equal said once, each side's centre linking its configuration;
+    at 360 px each row reads as a block (no sideways scrolling)."""
+    page_file = shipped_site / "comparisons" / "clients--xeon-e5-4620-4s" / "index.html"
+    html = page_file.read_text("utf-8")
+    rows = re.findall(r'<tr id="(clients-[0-9a-f]+)">', html)
+    assert len(rows) > 24 and '<section class="comparison"' not in html
+    assert "Every comparison here holds equal: " in html and "Also held equal: " in html
+    assert 'data-label="Verdict"' in html and "after Holm (54 tests)" in html
+    with serve(shipped_site) as base:
+        for width in (360, 1280):
+            context = browser.new_context(viewport={"width": width, "height": 900})
+            page = context.new_page()
+            page.goto(base + "comparisons/clients--xeon-e5-4620-4s/#" + rows[-1])
+            row = page.locator(f"tr#{rows[-1]}")
+            assert row.is_visible() and row.locator("a").count() == 2
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= width, (width, wide)
+            context.close()

@@ -649,6 +649,11 @@ def write_comparison_page(
             said.add(text)
             findings.append({"text": text})
     compact = len(items) > COMPACT_FROM
+    held_common: list[str] = []
+    if compact:
+        # What every row holds equal is said once above the table; each row says the rest.
+        held_common = [h for h in items[0]["held"] if all(h in c["held"] for c in items)]
+        items = [{**c, "held_rest": [h for h in c["held"] if h not in held_common]} for c in items]
     # On a page of many verdicts the findings past the first few, and the interactions, are
     # one click away (216 imported runs gave 5,800 px of findings and 4,600 of interactions).
     findings, more_findings = (
@@ -690,6 +695,7 @@ def write_comparison_page(
                 "in_series": in_series,
                 "comparisons": items,
                 "compact": compact,
+                "held_common": held_common,
                 "findings": findings,
                 "more_findings": more_findings,
                 "interactions": interactions,
