@@ -190,11 +190,10 @@ def test_compare_names_configurations_and_sessions_in_words(public: Path):
     """Compare any N fills its menus and tables from JSON, which the pages' check does not
     read: the names and sessions it shows, checked here."""
     index = json.loads((public / "compare" / "data" / "index.json").read_text("utf-8"))
-    shown = [f"{c['title']} — {c['when']}" for c in index["configurations"]]
-    for path in sorted((public / "compare" / "data").glob("*.json")):
-        if path.name != "index.json":
-            data = json.loads(path.read_text("utf-8"))
-            shown += [c["session"] for c in data["configurations"].values()]
+    shown = [f"{c['title']} — {c['when']}" for m in index["machines"] for c in m["configurations"]]
+    for path in sorted((public / "compare" / "data").glob("*/*.json")):
+        data = json.loads(path.read_text("utf-8"))["configuration"]
+        shown += [data["session"], *(f"{k}: {v}" for k, v in data["facts"].items())]
     assert len(shown) > 50
     found = [p for text in shown for p in problems(text)]
     assert not found, found[:5]
