@@ -11,7 +11,9 @@ options.
   infinity (one is a bug upstream, not something to print);
 - ``lenient``: the downloads — text as it is, what JSON has no type for as its ``str``
   (``default=str``), and the NaN or infinity a published figure may hold;
-- ``plain``: ``json.dumps``'s defaults (``kb compare --json``).
+- ``plain``: ``json.dumps``'s defaults (``kb compare --json``);
+- ``compact``: ``strict`` without the spaces after commas and colons, for data a page loads
+  (compare any N's files).
 
 Like ``errors.py`` and ``parallel.py``, this module belongs to no stage.
 """
@@ -24,6 +26,9 @@ from typing import Any
 _STRICT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
 _LENIENT = json.JSONEncoder(ensure_ascii=False, check_circular=False, default=str)
 _PLAIN = json.JSONEncoder(check_circular=False)
+_COMPACT = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, check_circular=False, separators=(",", ":")
+)
 
 
 def strict(value: Any) -> str:
@@ -39,3 +44,8 @@ def lenient(value: Any) -> str:
 def plain(value: Any) -> str:
     """``json.dumps(value)``."""
     return _PLAIN.encode(value)
+
+
+def compact(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))``."""
+    return _COMPACT.encode(value)

@@ -1,8 +1,9 @@
 /* pgbench-kb "compare any N": made in the browser from the site's own data, no server.
-   Reads compare/data/index.json (every configuration) and, for those picked (A, B, C… up to
-   LETTERS.length), their machines' files (compare/data/<machine>.json: facts, figures, and
-   the verdict of each controlled comparison between two configurations, its sentence naming
-   the sides {A} and {B}). Every verdict shown is one kb computed; a pair kb did not compare
+   Reads compare/data/index.json (every configuration, machine by machine) and, for those
+   picked (A, B, C… up to LETTERS.length), each one's own file
+   (compare/data/<machine>/<configuration>.json: its facts, figures, and the verdict of each
+   controlled comparison it is a side of, its sentence naming the sides {A} and {B}): a page
+   loads only what it shows. Every verdict shown is one kb computed; a pair kb did not compare
    is said to be one, with why in words, never judged here. Every address is worked out from
    this script's own (js/compare.js), so the page works at a server's root and under a
    sub-path. Everything from the data is put into the page as text, never parsed as HTML. */
@@ -155,7 +156,7 @@
   function factValue(side, label, settings) {
     /* A setting a side does not list is the server's default there. */
     if (side.facts[label] !== undefined) { return side.facts[label]; }
-    return settings[label] ? "default (not set)" : "not recorded";
+    return settings[label] ? "not set (server default)" : "not recorded";
   }
 
   /* Every fact of any side; those that differ first, marked by a word and a colour. */
@@ -260,16 +261,18 @@
       return Promise.resolve();
     }
     status.textContent = "Loading…";
-    return Promise.all(chosen.map(function (entry) { return load(entry.file + ".json"); }))
+    return Promise.all(chosen.map(function (entry) {
+      return load(entry.file + "/" + entry.key + ".json");
+    }))
       .then(function (loaded) {
-        var sides = keys.map(function (k, i) { return loaded[i].configurations[k]; });
+        var sides = loaded.map(function (file) { return file.configuration; });
         heading.textContent = chosen.map(function (entry, i) {
           return LETTERS[i] + ": " + entry.title;
         }).join(" — ");
         figureRows(sides);
         var settings = {};
         loaded.forEach(function (file) {
-          file.settings.forEach(function (label) { settings[label] = true; });
+          (file.settings || []).forEach(function (label) { settings[label] = true; });
         });
         factRows(sides, settings);
         verdict.textContent = "";
@@ -329,7 +332,14 @@
 
   status.textContent = "Loading the list of configurations…";
   load("index.json").then(function (index) {
-    entries = index.configurations;
+    entries = [];
+    index.machines.forEach(function (machine) {
+      machine.configurations.forEach(function (entry) {
+        entry.machine = machine.machine;
+        entry.file = machine.file;
+        entries.push(entry);
+      });
+    });
     entries.forEach(function (entry) { byKey[entry.key] = entry; });
     fill(picks[0]);
     fill(picks[1]);

@@ -37,7 +37,7 @@ def public(shipped_site: Path) -> Path:
 def apart(public) -> tuple[str, str]:
     """Two configurations of one machine whose comparison is "not comparable" (measured apart),
     as the site's own compare data has them; which pair it is follows the runs in data/."""
-    for path in sorted((public / "compare" / "data").glob("*.json")):
+    for path in sorted((public / "compare" / "data").glob("*/*.json")):
         for pair, item in (
             json.loads(path.read_text(encoding="utf-8")).get("comparisons", {}).items()
         ):

@@ -40,7 +40,7 @@ def public(shipped_site: Path) -> Path:
 def other_machine(public: Path) -> str:
     """A configuration of the development machine, for a third side."""
     index = json.loads((public / "compare" / "data" / "index.json").read_text(encoding="utf-8"))
-    return next(c["key"] for c in index["configurations"] if c["machine"] == MACHINE)
+    return next(m["configurations"][0]["key"] for m in index["machines"] if m["machine"] == MACHINE)
 
 
 def numbers_of(page, column: int) -> list[float | None]:
@@ -130,6 +130,65 @@ def test_sort_and_pick_a_baseline_by_keyboard(public, browser, viewport):
         context.close()
 
 
+def _rows(page, table: str) -> list[tuple[str, float | None]]:
+    """(title, tps) of each row of a matrix table, as the page holds them."""
+    return [
+        (title, float(value) if value else None)
+        for title, value in page.eval_on_selector_all(
+            f"#{table} tbody tr",
+            "rows => rows.map(r => [r.cells[0].querySelector('a').textContent.trim(), "
+            "r.cells[1].getAttribute('data-value')])",
+        )
+    ]
+
+
+@pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360px", "1280px"])
+def test_one_row_per_configuration_and_each_session_one_click_away(public, browser, viewport):
+    """Issue 31: the matrix had a row per bench session. By default a configuration is one
+    row, its tps the median of its sessions' medians; its sessions' rows open with one click
+    (or from the link in the text), and sort and take a baseline of their own."""
+    import statistics
+
+    with serve(public) as base:
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        problems = watch_page(page, base)
+        page.goto(f"{base}matrix/{MACHINE}/")
+        pooled, sessions = _rows(page, "matrix"), _rows(page, "matrix-sessions")
+        assert page.locator("#matrix-sessions").is_hidden()
+        assert len({t for t, _ in pooled}) == len(pooled) < len(sessions)
+        several = page.locator("#matrix tbody tr", has_text="median of 2 bench sessions")
+        assert several.count() >= 10
+        for title, tps in pooled:
+            of_sessions = [v for t, v in sessions if t == title and v is not None]
+            assert of_sessions, title
+            assert tps == pytest.approx(statistics.median(of_sessions), rel=1e-9), title
+        # One click (by keyboard) opens the sessions' table.
+        page.locator("#matrix-by-session > summary").focus()
+        page.keyboard.press("Enter")
+        assert page.locator("#matrix-sessions").is_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        # It sorts by tps and takes a baseline of its own, coloured as the first table is.
+        page.locator("#matrix-sessions thead th button.sort", has_text="tps").click()
+        ascending = [v for _, v in _rows(page, "matrix-sessions") if v is not None]
+        assert ascending == sorted(ascending) and len(ascending) == len(sessions)
+        first_baseline = page.locator("#matrix tr.is-baseline").get_attribute("data-key")
+        row = page.locator("#matrix-sessions tbody tr").nth(0)
+        row.locator("button.baseline").click()
+        assert row.get_attribute("class") == "is-baseline"
+        assert page.locator("#matrix tr.is-baseline").get_attribute("data-key") == first_baseline
+        highest = page.locator("#matrix-sessions tbody tr").last.locator("td").nth(0)
+        assert "better-" in highest.get_attribute("class")
+        assert highest.locator(".change").inner_text().endswith("better")
+        # Closed again, the link in the text opens it.
+        page.locator("#matrix-by-session > summary").click()
+        assert page.locator("#matrix-sessions").is_hidden()
+        page.locator("a[href='#matrix-by-session']").click()
+        page.locator("#matrix-sessions").wait_for(state="visible")
+        assert problems == []
+        context.close()
+
+
 def test_dark_colours_and_no_figure_without_trust(public, browser):
     with serve(public) as base:
         context = browser.new_context(viewport=WIDE, color_scheme="dark")
@@ -173,6 +232,37 @@ def test_the_hardware_page_links_the_matrix_and_the_matrix_is_light(public, brow
         page.goto(f"{base}matrix/{MACHINE}/", wait_until="networkidle")
         assert 5_000 < sum(sizes) <= MAX_BYTES, sum(sizes)
         context.close()
+
+
+def test_compare_and_the_hardware_page_of_the_busiest_machine_are_light(public, browser):
+    """Issue 31's budget: compare with two of the development machine's configurations
+    loaded 387 KB (its machine's file of every configuration, 247 KB), and its hardware page,
+    listing all 280 runs, 171 KB. Compare loads each picked configuration's own file; the
+    hardware page lists the newest runs and says where the others are."""
+    index = json.loads((public / "compare" / "data" / "index.json").read_text(encoding="utf-8"))
+    [mine] = [m for m in index["machines"] if m["machine"] == MACHINE]
+    a, b = (c["key"] for c in mine["configurations"][:2])
+    with serve(public) as base:
+        for address, least in ((f"compare/?a={a}&b={b}", 2), (f"hardware/{MACHINE}/", 0)):
+            context = browser.new_context(viewport=WIDE)
+            page = context.new_page()
+            loaded: list[tuple[str, int]] = []
+            page.on(
+                "requestfinished",
+                lambda r, into=loaded: into.append((r.url, r.sizes()["responseBodySize"])),
+            )
+            page.goto(base + address, wait_until="networkidle")
+            if least:
+                page.locator("#compare-result:not([hidden])").wait_for()
+            page.wait_for_load_state("networkidle")
+            total = sum(size for _, size in loaded)
+            assert 5_000 < total <= MAX_BYTES, (address, total)
+            assert sum(f"/compare/data/{MACHINE}/" in url for url, _ in loaded) == least
+            context.close()
+    text = (public / "hardware" / MACHINE / "index.html").read_text(encoding="utf-8")
+    listed = len(re.findall(r'<tr class="run"', text))
+    said = re.search(r"The (\d+) newest of its (\d+) runs", text)
+    assert said and int(said[1]) == listed < int(said[2]), (listed, said)
 
 
 @pytest.mark.parametrize("viewport", [NARROW, WIDE], ids=["360px", "1280px"])

@@ -15,7 +15,7 @@ from checkkit import good_run, report_of, write
 from kbtest import shipped_root
 from pgbench_kb.parse import parse_text
 from pgbench_kb.runs.check import rules_raw_output, run_rules
-from pgbench_kb.runs.runfile import load_yaml_file
+from pgbench_kb.runs.runfile import load_yaml_file, read_run
 
 REPO = Path(__file__).resolve().parents[2]
 TODAY = "20261122"
@@ -140,6 +140,62 @@ def test_the_talk_runs_state_no_settings_and_pgbench_17devel() -> None:
         assert run["postgres"]["settings"] is None
         assert run["benchmark"]["pgbench_version"] == "17devel"
         assert run["provenance"]["source"]["title_is_descriptive"] is True
+
+
+#: A summary line of pgbench's output and the run file's field it fills, read here with plain
+#: patterns, apart from the parser: a parser or mapping that read the wrong line is caught.
+PRINTED = (
+    ("tps", re.compile(r"^tps = ([\d.]+)(?: \((?:excluding|without)\b.*)?$", re.M)),
+    ("latency_avg_ms", re.compile(r"^latency average = ([\d.]+) ms$", re.M)),
+    ("latency_stddev_ms", re.compile(r"^latency stddev = ([\d.]+) ms$", re.M)),
+    ("initial_connection_time_ms", re.compile(r"^initial connection time = ([\d.]+) ms$", re.M)),
+    ("transactions_processed",
+     re.compile(r"^number of transactions (?:actually )?processed: (\d+)", re.M)),
+)  # fmt: skip
+
+
+def _printed(text: str) -> dict[str, float]:
+    found = {}
+    for field, pattern in PRINTED:
+        values = pattern.findall(text)
+        if len(values) == 1:  # a run's one summary (a log of several runs is not read here)
+            found[field] = float(values[0])
+    return found
+
+
+def test_every_imported_figure_is_the_one_its_output_prints() -> None:
+    """Kind: the talk's COPY runs read 0.1994 tps beside 5,015 ms, as if tps and latency had
+    been swapped (issue 31). They were not: each COPY took about 5 s. Every run file that
+    keeps its output, measured or transcribed, has the figures that output prints."""
+    root = shipped_root()
+    checked = []
+    for path in sorted((root / "data" / "runs").rglob("*.yaml")):
+        run = read_run(path).data
+        outputs = [r for r in run.get("raw") or [] if r["kind"] == "output"]
+        if len(outputs) != 1:  # (a median's kept output is the median run's: the same test)
+            continue
+        printed = _printed((root / outputs[0]["path"]).read_text(encoding="utf-8"))
+        for field, value in printed.items():
+            assert run["results"][field] == value, (path.name, field)
+        if "tps" in printed:
+            checked.append(run["origin"])
+    assert checked.count("measured") > 250 and checked.count("transcribed") >= 14, checked
+    assert {r["id"] for r in runs_of(TALK) if r["raw"]} <= {
+        p.stem for p in (root / "data" / "runs").rglob("*talk-17devel*.yaml")
+    }
+
+
+def test_the_talks_copy_runs_are_under_one_tps_because_each_copy_took_seconds() -> None:
+    """The figures are right and only look odd: 1 client ÷ about 5 s per COPY is about 0.2 tps
+    (the run pages say so)."""
+    copy_runs = [r for r in runs_of(TALK) if r["raw"]]
+    for run in copy_runs:
+        res, clients = run["results"], run["benchmark"]["clients"]
+        assert res["tps"] < 1 < res["latency_avg_ms"] / 1000
+        assert clients * 1000 / res["latency_avg_ms"] == pytest.approx(res["tps"], rel=0.001)
+        assert res["latency_total_ms"] / res["transactions_processed"] == pytest.approx(
+            res["latency_avg_ms"], rel=0.001
+        )
 
 
 def test_the_talks_example_summary_is_kept_as_figures() -> None:

@@ -30,6 +30,7 @@ from pgbench_kb.derive.setup_text import (
 from pgbench_kb.derive.site import derive_site
 from pgbench_kb.derive.writer import hugo_date
 from pgbench_kb.errors import DeriveError
+from pgbench_kb.runs.setting_words import default_words
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUN_FIXTURES = sorted(FIXTURES.glob("*.yaml"))
@@ -367,9 +368,47 @@ def test_titles_name_what_sets_a_run_apart_and_nothing_else():
     }
     assert distinguishing([base, patched]) == [
         ["fsync=on"],
-        ["patched: group commit", "fsync=default"],
+        ["patched: group commit", "fsync at its default (on)"],
     ]
     assert distinguishing([base, base]) == [[], []]
+
+
+def test_a_setting_left_unset_reads_as_its_value_not_as_default():
+    """Issue 31: titles and legends read "checkpoint_timeout=default", which names no value."""
+    measured = {"origin": "measured", "postgres": {"version": "18.6", "settings": {}}}
+    spread = {
+        "origin": "measured",
+        "postgres": {
+            "version": "18.6",
+            "settings": {
+                "checkpoint_timeout": "30s",
+                "autovacuum_worker_slots": 8,
+                "commit_siblings": 4,
+            },
+        },
+    }
+    old = {"origin": "measured", "postgres": {"version": "15.18", "settings": {}}}
+    unknown = {"origin": "measured", "postgres": {"version": "16.4", "settings": {}}}
+    assert distinguishing([measured, spread]) == [
+        ["autovacuum_worker_slots at its default (16)", "checkpoint_timeout at its default (5min)",
+         "commit_siblings at its default (5)"],
+        ["autovacuum_worker_slots=8", "checkpoint_timeout=30s", "commit_siblings=4"],
+    ]  # fmt: skip
+    assert distinguishing([old, spread])[0] == [
+        "PG 15.18", "autovacuum_worker_slots not in PostgreSQL 15",
+        "checkpoint_timeout at its default (5min)", "commit_siblings at its default (5)",
+    ]  # fmt: skip
+    assert distinguishing([unknown, spread])[0] == [
+        "PG 16.4", "autovacuum_worker_slots not in PostgreSQL 16",
+        "checkpoint_timeout not set (server default)", "commit_siblings not set (server default)",
+    ]  # fmt: skip
+    assert [default_words(n, v) for n, v in (
+        ("max_wal_size", "8.3.23"), ("checkpoint_segments", "9.5.25"), ("shared_buffers", "15"),
+        ("checkpoint_completion_target", "8.2.14"), ("wal_buffers", "8.4.2"),
+    )] == [
+        "not in PostgreSQL 8.3", "not in PostgreSQL 9.5", "at its default (128MB)",
+        "not in PostgreSQL 8.2", "not set (server default)",
+    ]  # fmt: skip
 
 
 def test_a_second_derivation_rewrites_only_what_changed(tmp_path):

@@ -39,6 +39,7 @@ def run(
     p95: float | None = None,
     wal: float | None = None,
     trust: dict | None = None,
+    session: str = SESSION,
 ) -> RunRecord:
     series = None
     if p95 is not None:
@@ -53,7 +54,7 @@ def run(
         machine=machine, client_machine=None, repeat_group=name, statistic="single",
         of_runs=1, tps=tps, samples=None, latency_avg_ms=1.0, settings_profile=None,
         source_title=None, factors=dict(factors),
-        incidental={"repeat.session": SESSION}, series=series, latency_trust=trust,
+        incidental={"repeat.session": session}, series=series, latency_trust=trust,
         costs={"wal_bytes_per_txn": wal} if wal is not None else {},
     )  # fmt: skip
 
@@ -115,11 +116,11 @@ def test_no_figure_without_trust_and_every_dash_has_its_reason():
         cell = rows["config fsync"][metric]
         assert cell["text"] == "—" and cell["note"] in notes
     # Every cell without a figure has a note; every figure is a number.
-    for row in box["rows"]:
+    for row in box["rows"] + box["sessions"]:
         for cell in row["cells"]:
             assert (cell["value"] is None) == (cell["text"] == "—") == (cell["note"] is not None)
         # Named in words: the session by its start, never its random token.
-        assert row["session"] == "bench session 2026-11-27 07:17 UTC"
+        assert row["session"].startswith("bench session 2026-11-27 07:17 UTC")
         assert not re.search(r"\d{8}T\d{6}Z-[0-9a-f]{6}", json.dumps(row))
 
 
@@ -150,3 +151,57 @@ def test_past_the_most_rows_the_latest_measured_are_kept(monkeypatch):
     box = made()["matrices"]["box"]
     assert box["total"] == 3
     assert [r["title"] for r in box["rows"]] == ["config base", "config fsync"]
+    assert [r["title"] for r in box["sessions"]] == ["config base", "config fsync"]
+
+
+LATER = "20261127T082200Z-9f8e7d"
+
+
+def two_sessions() -> dict:
+    """One configuration measured in two bench sessions (3 runs and 2), another in one."""
+    base = {"benchmark.clients": 4, "postgres.version": "18.6"}
+    runs = [
+        *(run("base", i, t, base, p95=p, wal=w) for i, (t, p, w) in
+          enumerate([(1000, 2.0, 5000), (1010, 2.2, 5100), (990, 2.1, 4900)], 1)),
+        *(run("base-later", i, t, base, wal=w, session=LATER) for i, (t, w) in
+          enumerate([(1200, 0.000004), (1220, 0.000004)], 1)),
+        *(run("fsync", i, t, base | {"postgres.settings.fsync": "off"})
+          for i, t in enumerate([3000, 3100], 1)),
+    ]  # fmt: skip
+    for r in runs[3:5]:
+        r.repeat_group = "base-later"
+    known = knowledge_from_runs(runs, latency=True)
+    placed = [
+        {"id": g["id"], "title": f"config {g['id'].split('-')[-1]}", "url": f"groups/{g['id']}/"}
+        for g in known["groups"]
+    ]
+    return matrices(known, placed)["box"]
+
+
+def test_a_configuration_of_several_sessions_is_one_row_of_their_medians():
+    """Issue 31: the matrix had a row per bench session; a reader wants one per configuration,
+    the sessions pooled (the median of the sessions' medians, saying how many of each), and
+    each session's row one click away."""
+    box = two_sessions()
+    metrics = [c["metric"] for c in box["columns"]]
+    assert box["pooled"] and box["total"] == 2 and box["total_sessions"] == 3
+    assert len(box["rows"]) == 2 and len(box["sessions"]) == 3
+    pooled = {r["title"]: dict(zip(metrics, r["cells"], strict=True)) for r in box["rows"]}
+    both = next(r for r in box["rows"] if r["sessions"] == 2)
+    assert both["session"] == (
+        "median of 2 bench sessions (2026-11-27 07:17 UTC; 2026-11-27 08:22 UTC), 5 runs"
+    )
+    # tps: the sessions' medians 1,000 and 1,210, pooled as their median.
+    base = pooled[both["title"]]
+    assert base["tps"]["value"] == 1105.0 and base["tps"]["text"] == "1,105"
+    # p95 only in the first session: its figure, with a note that the other has none.
+    assert base["latency_p95_ms"]["value"] == 2.1
+    notes = {n["n"]: n["text"] for n in box["notes"]}
+    assert "sessions that have this figure" in notes[base["latency_p95_ms"]["note"]]
+    # The session rows keep their own figures.
+    apart = sorted(r["cells"][0]["value"] for r in box["sessions"] if "fsync" not in r["title"])
+    assert apart == [1000, 1210]
+    # A configuration of one session: its row as that session's, with its runs counted.
+    fsync = next(r for r in box["rows"] if r["sessions"] == 1)
+    assert fsync["session"] == "bench session 2026-11-27 07:17 UTC, 2 runs"
+    assert fsync["key"].startswith("c-") and fsync["url"].startswith("groups/")

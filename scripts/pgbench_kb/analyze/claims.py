@@ -40,6 +40,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
+from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.claims_file import CLAIMS_FILE, load_claims
 from pgbench_kb.analyze.factors import label
 from pgbench_kb.analyze.load import key
@@ -394,7 +395,9 @@ def _within(value: float, want: Any, tolerance_pct: float) -> bool:
 
 
 def _shown(want: Any) -> str:
-    return f"{want[0]:g}–{want[1]:g}" if isinstance(want, list) else f"{want:g}"
+    if isinstance(want, list):
+        return f"{fmt.figure(float(want[0]))}–{fmt.figure(float(want[1]))}"
+    return fmt.figure(float(want))
 
 
 def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -433,7 +436,8 @@ def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
         return _unchecked(claim, f"the runs record no {what}")
     verdict, _ = _verdict(checks)
     figures = ", ".join(
-        f"{FIGURE_WORDS[x['metric']]} {x['values'][0]:g} → {x['values'][1]:g} "
+        f"{FIGURE_WORDS[x['metric']]} {fmt.figure(float(x['values'][0]))} → "
+        f"{fmt.figure(float(x['values'][1]))} "
         f"(published {_shown(x['expected'][0])} → {_shown(x['expected'][1])})"
         for x in checks
     )

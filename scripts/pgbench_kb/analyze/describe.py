@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pgbench_kb.analyze.factors import label
+from pgbench_kb.runs import setting_words
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
 PLACEMENT = {
@@ -85,17 +86,19 @@ def config(f: dict[str, Any], label: str | None) -> dict[str, Any]:
 
 #: Settings whose built-in default is the same in every PostgreSQL release: a setting left
 #: at its default reads as this value (``fsync on → off``, not ``default → no``).
-BUILTIN_DEFAULTS = {"fsync": "on", "full_page_writes": "on", "synchronous_commit": "on"}
+BUILTIN_DEFAULTS = setting_words.EVERY_RELEASE
 
 
-def value_text(value: Any, field: str = "") -> str:
+def value_text(value: Any, field: str = "", version: Any = None) -> str:
     """A field value for a sentence or a table cell. Null is a setting's default (not set:
-    the server's, named when every release has the same: ``BUILTIN_DEFAULTS``) and "unset"
-    for anything else; a setting's boolean is ``on``/``off``, as PostgreSQL writes it."""
+    the server's, named when every release has the same: ``BUILTIN_DEFAULTS``, else in words
+    by ``setting_words.default_words`` for PostgreSQL ``version``) and "unset" for anything
+    else; a setting's boolean is ``on``/``off``, as PostgreSQL writes it."""
     setting = field.startswith("postgres.settings.")
     if value is None:
         if setting:
-            return BUILTIN_DEFAULTS.get(field.removeprefix("postgres.settings."), "default")
+            name = field.removeprefix("postgres.settings.")
+            return BUILTIN_DEFAULTS.get(name) or setting_words.default_words(name, version)
         return "unset"
     if isinstance(value, bool):
         if setting:
@@ -142,12 +145,20 @@ def difference(factors: dict[str, Any], fields: Any) -> str:
         if field.startswith(_WHOLE):
             continue
         if field.startswith("postgres.settings."):
-            parts.append(f"{label(field)}={value_text(factors.get(field), field)}")
+            parts.append(_setting_part(factors, field))
         elif field == "postgres.version":
             parts.append(f"PostgreSQL {value_text(factors.get(field))}")
         else:
             parts.append(f"{label(field)} {value_text(factors.get(field))}")
     return ", ".join(parts)
+
+
+def _setting_part(factors: dict[str, Any], field: str) -> str:
+    """``max_wal_size=1GB``, ``checkpoint_timeout at its default (5min)``, ``fsync=on``."""
+    value = factors.get(field)
+    if value is None and field.removeprefix("postgres.settings.") in BUILTIN_DEFAULTS:
+        value = BUILTIN_DEFAULTS[field.removeprefix("postgres.settings.")]
+    return setting_words.phrase(label(field), value, factors.get("postgres.version"))
 
 
 #: Fields ``difference`` writes as a whole (a storage layout, an OS...), not one by one.

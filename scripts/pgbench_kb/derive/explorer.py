@@ -26,6 +26,7 @@ from pgbench_kb import numbers as fmt
 from pgbench_kb.derive import knowledge, labels
 from pgbench_kb.derive.setup_text import WAL_PLACEMENT
 from pgbench_kb.derive.writer import Site
+from pgbench_kb.runs import setting_words
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
 #: The facets of the explorer, in the order shown, by the search filter they come from.
@@ -258,15 +259,17 @@ def pair_words(sentence: str) -> str:
 
 
 def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> None:
-    """``compare/data/index.json``, one ``compare/data/<machine>.json`` per machine, and the
-    page that reads them."""
+    """``compare/data/index.json`` (every configuration, by machine: what the menus list),
+    one ``compare/data/<machine>/<configuration>.json`` per configuration (its facts and
+    figures and every comparison it is a side of: the page loads only those it shows), and
+    the page that reads them."""
     info = {g["id"]: g for g in placed["groups"]}
     shown_of = {c["id"]: c for family in placed["families"].values() for c in family}
-    index = []
-    by_machine: dict[str, dict[str, Any]] = defaultdict(
-        lambda: {"configurations": {}, "comparisons": {}, "settings": set()}
-    )
+    index: dict[str, dict[str, Any]] = {}
+    configurations: dict[str, dict[str, Any]] = {}
+    settings: dict[str, set[str]] = defaultdict(set)
     machine_of: dict[str, str] = {}
+    version_of: dict[str, Any] = {}
     for group in known.get("groups") or []:
         if not isinstance(group, dict) or str(group.get("id")) not in info:
             continue
@@ -274,12 +277,13 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
         key = knowledge.page_slug(str(group["id"]))
         machine = knowledge.page_slug(str(group.get("machine")))
         machine_of[str(group["id"])] = machine
-        index.append(
+        version_of[key] = (group.get("factors") or {}).get("postgres.version")
+        index.setdefault(
+            machine, {"machine": str(group.get("machine")), "file": machine, "configurations": []}
+        )["configurations"].append(
             {
                 "key": key,
                 "title": placed_group["title"],
-                "machine": str(group.get("machine")),
-                "file": machine,
                 "tps": placed_group["center"],
                 # Which bench session: two menus' entries of one title read apart (a
                 # source's own configurations are apart by their titles).
@@ -288,16 +292,20 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
                 else "",
             }
         )
-        by_machine[machine]["configurations"][key] = {
-            "url": placed_group["url"],
-            "figure": placed_group["center"],
-            "what": placed_group["what"],
-            "spread": placed_group["spread"],
-            "latency": fmt.ms(group.get("latency_avg_ms")),
-            "session": session_words(group.get("session")),
-            "facts": _facts(group),
+        configurations[key] = {
+            "machine": machine,
+            "configuration": {
+                "url": placed_group["url"],
+                "figure": placed_group["center"],
+                "what": placed_group["what"],
+                "spread": placed_group["spread"],
+                "latency": fmt.ms(group.get("latency_avg_ms")),
+                "session": session_words(group.get("session")),
+                "facts": _facts(group),
+            },
+            "comparisons": {},
         }
-        by_machine[machine]["settings"].update(
+        settings[machine].update(
             fact_label(p) for p in group.get("factors") or {} if p.startswith("postgres.settings.")
         )
     for comparison in known.get("comparisons") or []:
@@ -310,22 +318,31 @@ def write_compare(site: Site, placed: dict[str, Any], known: dict[str, Any]) -> 
         if shown is None or str(a.get("group")) not in machine_of:
             continue
         key_a, key_b = (knowledge.page_slug(str(side.get("group"))) for side in (a, b))
-        pair = f"{key_a} {key_b}"
         entry = {
             "verdict": str(comparison.get("verdict")),
             "words": pair_words(shown["verdict_words"]),
             "title": shown["title"],
             "url": shown["url"],
         }
-        for group_id in (str(a.get("group")), str(b.get("group"))):
-            if group_id in machine_of:
-                by_machine[machine_of[group_id]]["comparisons"][pair] = entry
-    index.sort(key=lambda e: (e["machine"], e["title"], e["key"]))
-    site.static("compare/data/index.json", jsontext.strict({"configurations": index}))
-    for machine, data in sorted(by_machine.items()):
-        # A setting one side does not list is the server's default there.
-        data["settings"] = sorted(data["settings"])
-        site.static(f"compare/data/{machine}.json", jsontext.strict(data))
+        for key in (key_a, key_b):
+            if key in configurations:
+                configurations[key]["comparisons"][f"{key_a} {key_b}"] = entry
+    listed = sorted(index.values(), key=lambda m: m["machine"])
+    for machine in listed:
+        machine["configurations"].sort(key=lambda e: (e["title"], e["key"]))
+    site.static("compare/data/index.json", jsontext.compact({"machines": listed}))
+    for key, data in sorted(configurations.items()):
+        facts = data["configuration"]["facts"]
+        # A setting another configuration of its machine sets, left unset here: the
+        # server's default, in words (``setting_words``).
+        for name in sorted(settings[data["machine"]] - set(facts)):
+            facts[name] = setting_words.default_words(name, version_of[key])
+        site.static(
+            f"compare/data/{data['machine']}/{key}.json",
+            jsontext.compact(
+                {"configuration": data["configuration"], "comparisons": data["comparisons"]}
+            ),
+        )
     site.page(
         "compare/_index.md",
         {

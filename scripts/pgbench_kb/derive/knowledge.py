@@ -19,6 +19,7 @@ from pgbench_kb import numbers as fmt
 from pgbench_kb.analyze.describe import BUILTIN_DEFAULTS
 from pgbench_kb.analyze.questions import ANALYZE_FAMILY_PAGES, FAMILIES, family_of  # noqa: F401
 from pgbench_kb.derive import labels
+from pgbench_kb.runs import setting_words
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
 FAMILY_TITLES = {slug: title for slug, title, _, _ in FAMILIES}
@@ -111,7 +112,8 @@ def side_value(item: dict[str, Any], field: str) -> Any:
 
     def known(v: Any, path: str) -> Any:
         if v is None and path.startswith("postgres.settings."):
-            return BUILTIN_DEFAULTS.get(path.removeprefix("postgres.settings."), "default")
+            name = path.removeprefix("postgres.settings.")
+            return BUILTIN_DEFAULTS.get(name) or setting_words.default_words(name, None)
         return v
 
     if isinstance(value, dict):

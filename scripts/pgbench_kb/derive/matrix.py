@@ -2,6 +2,11 @@
 every configuration measured on one machine as a row, its tps, p95 latency and
 per-transaction costs as columns, in the manner of ClickBench.
 
+A configuration measured in several bench sessions is one row, its sessions pooled: each
+figure is the median of the sessions' own figures (each session's the median of its runs), and
+the row says how many sessions and runs it rests on. The rows of each session, as measured,
+are a second table one click away (``sessions``), sorted and coloured the same way.
+
 Everything the table shows is written here, at build time, into the page's front matter: each
 cell's figure as the reader reads it (``numbers``) and its value as a number
 (``data-value``), so that the table reads without JavaScript. ``static/js/matrix.js`` only
@@ -17,6 +22,8 @@ latency of runs whose logged latencies cannot be trusted (``analyze/latency_trus
 
 from __future__ import annotations
 
+import json
+import statistics
 from collections import defaultdict
 from typing import Any
 
@@ -133,41 +140,131 @@ def row_cells(
     return cells
 
 
+#: A pooled figure that some of its configuration's sessions lack.
+FROM_SOME = "the median of the sessions that have this figure; the others have none."
+
+
+def _latest(groups: list[dict[str, Any]]) -> str:
+    """When the newest run of ``groups`` was recorded: run ids begin with it
+    (``20261127T014210Z-…``, a source's ``200606-…``)."""
+    return max(str(r) for g in groups for r in (g.get("runs") or [""]))
+
+
+def configuration_key(group: dict[str, Any]) -> str:
+    """What makes groups one configuration measured in several sessions: the same machine,
+    origin, source and factors (the session is not a factor: ``incidental``)."""
+    return json.dumps(
+        [group.get("machine"), group.get("origin"), group.get("source"), group.get("factors")],
+        sort_keys=True,
+        default=str,
+    )
+
+
+def pooled_cell(cells: list[dict[str, Any]], notes: Notes) -> dict[str, Any]:
+    """One column of a configuration from its sessions' cells: the median of their figures;
+    with none, the first session's "—" and its note; a note when some sessions lack it, or
+    when a session's figure has one (latencies of runs that cannot be trusted)."""
+    values = [c["value"] for c in cells if c["value"] is not None]
+    if not values:
+        return cells[0]
+    note = next((c["note"] for c in cells if c["value"] is not None and c["note"]), None)
+    if len(values) < len(cells):
+        note = notes.number(FROM_SOME)
+    # Six decimals, as analyze keeps them: the median of 0.000003 and 0.000004 is no figure
+    # with a digit more than either.
+    return _cell(round(statistics.median(values), 6), note=note)
+
+
+def pooled_words(groups: list[dict[str, Any]]) -> str:
+    """What a configuration's row rests on: its one session, or ``median of 2 bench sessions
+    (2026-11-27 07:17 UTC; 2026-11-27 08:22 UTC), 12 runs``."""
+    runs = sum(len(g.get("runs") or []) for g in groups)
+    if len(groups) == 1:
+        return f"{session_words(groups[0].get('session'))}, {fmt.count(runs, 'run')}"
+    sessions = sorted(session_words(g.get("session")) for g in groups)
+    kind = "session"
+    if all(s.startswith("bench session ") for s in sessions):
+        sessions, kind = [s.removeprefix("bench session ") for s in sessions], "bench session"
+    return (
+        f"median of {fmt.count(len(groups), kind)} ({'; '.join(sessions)}), "
+        f"{fmt.count(runs, 'run')}"
+    )
+
+
+def configuration_rows(
+    groups: list[dict[str, Any]],
+    by_group: dict[str, dict[str, Any]],
+    notes: Notes,
+) -> list[dict[str, Any]]:
+    """One row per configuration (``configuration_key``), its sessions' rows (``by_group``,
+    group id → its row) pooled by ``pooled_cell``; it links to its latest session's page."""
+    configurations: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for group in groups:
+        configurations[configuration_key(group)].append(group)
+    rows = []
+    for members in configurations.values():
+        members.sort(key=lambda g: _latest([g]))
+        sessions = [by_group[str(g["id"])] for g in members]
+        latest = sessions[-1]
+        rows.append(
+            {
+                "key": f"c-{latest['key']}",
+                "title": latest["title"],
+                "session": pooled_words(members),
+                "sessions": len(members),
+                "url": latest["url"],
+                "cells": [
+                    pooled_cell([s["cells"][i] for s in sessions], notes)
+                    for i in range(len(latest["cells"]))
+                ],
+            }
+        )
+    rows.sort(key=lambda r: (r["title"], r["key"]))
+    return rows
+
+
 def machine_matrix(
     machine: str,
     groups: list[dict[str, Any]],
     placed: dict[str, dict[str, Any]],
     untrusted: dict[str, list[dict[str, Any]]],
 ) -> dict[str, Any]:
-    """The page's data for one machine: ``columns``, ``rows`` (title, when and where it was
-    measured, its page, its cells), ``notes``, and ``total`` (its configurations: more than
-    the rows when it has over ``MOST_ROWS``, the most recently measured kept)."""
-    total = len(groups)
+    """The page's data for one machine: ``columns``; ``rows``, one per configuration (title,
+    what it rests on, its page, its cells); ``sessions``, one row per configuration and
+    session; ``notes``; ``total`` (its configurations) and ``total_sessions``: more than the
+    rows when it has over ``MOST_ROWS``, the most recently measured kept."""
+    configurations: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for group in groups:
+        configurations[configuration_key(group)].append(group)
+    total, total_sessions = len(configurations), len(groups)
     if total > MOST_ROWS:
-        # Run ids begin with when the run was recorded (``20261127T014210Z-…``, a source's
-        # ``200606-…``): the configurations whose latest run is newest.
-        groups = sorted(groups, key=lambda g: max(map(str, g.get("runs") or [""])))
-        groups = groups[-MOST_ROWS:]
+        kept = sorted(configurations.values(), key=_latest)[-MOST_ROWS:]
+        groups = [g for members in kept for g in members]
     columns = columns_of(groups, untrusted)
     notes = Notes()
-    rows = []
+    sessions = []
     for group in groups:
         info = placed[str(group["id"])]
-        rows.append(
+        sessions.append(
             {
                 "key": knowledge.page_slug(str(group["id"])),
+                "group": str(group["id"]),
                 "title": info["title"],
                 "session": session_words(group.get("session")),
                 "url": info["url"],
                 "cells": row_cells(group, columns, untrusted.get(str(group["id"])) or [], notes),
             }
         )
-    rows.sort(key=lambda r: (r["title"], r["session"], r["key"]))
+    rows = configuration_rows(groups, {s.pop("group"): s for s in sessions}, notes)
+    sessions.sort(key=lambda r: (r["title"], r["session"], r["key"]))
     return {
         "machine": machine,
         "total": total,
+        "total_sessions": total_sessions,
         "columns": columns,
         "rows": rows,
+        "sessions": sessions,
+        "pooled": any(r["sessions"] > 1 for r in rows),
         "notes": notes.listed(),
     }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from pgbench_kb.runs import setting_words
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
 WAL_PLACEMENT = {
@@ -177,6 +178,7 @@ def title_features(run: dict[str, Any]) -> dict[str, Any]:
         "features": {key: how(run) for key, how in DISTINGUISHERS},
         "settings": _get(run, "postgres.settings") or {},
         "transcribed": run.get("origin") == "transcribed",
+        "version": _get(run, "postgres.version"),
     }
 
 
@@ -210,9 +212,8 @@ def distinguishing_features(runs: list[dict[str, Any]]) -> list[list[str]]:
     for run, feature, setting in zip(runs, features, settings, strict=True):
         shown = [str(feature[k]) for k in varying if feature[k] is not None]
         if not profiles_named:
-            absent = "not stated" if run["transcribed"] else "default"
             shown += [
-                f"{n}={_setting_text(setting.get(n, absent))}"
+                _setting_words(n, setting.get(n), run)
                 for n in varying_settings
                 if usual.get(n) != str(setting.get(n))
             ]
@@ -220,8 +221,10 @@ def distinguishing_features(runs: list[dict[str, Any]]) -> list[list[str]]:
     return words
 
 
-def _setting_text(value: Any) -> str:
-    """A setting's value as postgresql.conf writes it (a boolean ``on``/``off``)."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
+def _setting_words(name: str, value: Any, run: dict[str, Any]) -> str:
+    """``max_wal_size=1GB``; a setting the run left unset: ``not stated`` by a transcribed
+    run's source, else what the server ran with (``checkpoint_timeout at its default (5min)``,
+    ``setting_words.default_words``)."""
+    if value is None and run["transcribed"]:
+        return f"{name}=not stated"
+    return setting_words.phrase(name, value, run.get("version"))
