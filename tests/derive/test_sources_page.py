@@ -65,3 +65,18 @@ def test_a_claim_whose_source_is_the_runs_full_title_is_shown_with_them(sources)
     talk = by_title(sources)[TALK]
     assert talk["runs"] and talk["claims"]
     assert {c["verdict"] for c in talk["claims"]} == {"holds"}
+
+
+def test_an_imported_result_tree_lists_the_claims_made_of_its_figures(shipped_derived):
+    """The claims checked against an imported set's figures (data/claims.yaml, section J) are
+    listed under that set on the Sources page, with their verdicts; they were only in
+    `kb compare` and its download."""
+    page = shipped_derived / "content" / "sources" / "_index.md"
+    front = json.JSONDecoder().raw_decode(page.read_text(encoding="utf-8"))[0]
+    imported = {s["title"]: s for s in front["params"]["imported"]}
+    assert {"kernel-bench", "tvondra/postgres-archaeology"} <= set(imported)
+    for title in ("kernel-bench", "tvondra/postgres-archaeology"):
+        claims = imported[title]["claims"]
+        assert claims and all(c["verdict"] == "holds" for c in claims), (title, claims)
+    # and never again as a source with no run
+    assert not any(s["title"] == "kernel-bench" for s in front["params"]["sources"])

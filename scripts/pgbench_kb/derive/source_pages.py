@@ -136,15 +136,18 @@ def write_sources(
             "params": {
                 "kind": "sources",
                 "sources": sources,
-                "imported": imported_sets(rows),
+                "imported": imported_sets(rows, claims),
             },
         },
     )
 
 
-def imported_sets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def imported_sets(
+    rows: list[dict[str, Any]], claims: dict[str, list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
     """Each published result tree runs were imported from (``kb import TREE``): who published
-    it, at which commit, under what terms, and what was taken."""
+    it, at which commit, under what terms, what was taken, and the claims made of its figures
+    (``claims_of``, by the source each names)."""
     by_key: dict[tuple[str, str], dict[str, Any]] = {}
     for row in rows:
         found = row.get("imported_set")
@@ -175,6 +178,9 @@ def imported_sets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "revision": revision,
                 "terms": e["terms"],
                 "machines": sorted(e["machines"]),
+                "claims": next(
+                    (found for name, found in (claims or {}).items() if _names(name, title)), []
+                ),
                 "taken": f"{fmt.count(e['runs'], 'run')} imported from the author's pgbench "
                 f"outputs at commit {revision[:12]}: the figures as pgbench printed them, the "
                 f"settings and setup as far as the author's scripts give them; {raw}",
