@@ -70,7 +70,7 @@ def test_no_serious_or_critical_axe_violation_on_any_kind_of_page(public, browse
     assert found == []
 
 
-def test_axe_finds_what_it_should(public, browser, tmp_path):
+def test_axe_finds_what_it_should(browser, tmp_path):
     """The check can fail: a page with text too faint to read and an image without a text
     alternative has serious violations."""
     from axe_playwright_python.sync_playwright import Axe
