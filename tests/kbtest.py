@@ -418,7 +418,8 @@ def visit_all(browser, base: str, paths: list[str], check, *, tabs: int = VISIT_
     """Load every path of the site served at ``base`` in ``tabs`` pages at once, each waited on
     until its network is idle (as ``goto(…, wait_until="networkidle")``), and call
     ``check(page, path)`` on each once it is; return what ``watch_page`` saw on all of them.
-    The pages are the test's (closed after it with their contexts)."""
+    ``browser`` opens the pages: the browser (a context each) or one context. The pages are the
+    test's (closed after it with their contexts)."""
     pages = [browser.new_page() for _ in range(min(tabs, len(paths)) or 1)]
     seen = [watch_page(page, base) for page in pages]
     for start in range(0, len(paths), len(pages)):
