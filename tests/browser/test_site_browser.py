@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbtest import serve, serve_under, watch_page
+from kbtest import serve, serve_under, visit_all, watch_page
 
 pytestmark = [pytest.mark.site, pytest.mark.browser]
 
@@ -72,14 +72,14 @@ def test_every_page_loads_clean(public, browser, prefix):
     every kind of page (every page but a sample of runs and groups) at the root, and on one
     page of each kind under /kb/ (what a sub-path changes is the layouts' links, the same for
     every page of a kind)."""
+
+    def not_pwned(page, path: str) -> None:
+        assert page.evaluate("typeof window.__kb_pwned") == "undefined", path
+
     server = serve_under(public, prefix) if prefix else serve(public)
     with server as base:
-        page = browser.new_page()
-        problems = watch_page(page, base)
-        for path in (one_page_of_each_kind if prefix else sampled_pages)(public):
-            page.goto(base + path, wait_until="networkidle")
-            assert page.evaluate("typeof window.__kb_pwned") == "undefined", path
-        assert problems == []
+        paths = (one_page_of_each_kind if prefix else sampled_pages)(public)
+        assert visit_all(browser, base, paths, not_pwned) == []
 
 
 @pytest.mark.parametrize("prefix", ["", "kb"], ids=["root", "sub-path"])
