@@ -48,7 +48,7 @@ def test_diff_names_the_new_machine_its_runs_comparisons_and_findings(pull_reque
     assert machine["machine"] == "synth-xeon-ssd" and len(machine["added"]) == 6
     (new,) = [c for c in found["comparisons"]["added"] if c["label"] == "commit_delay"]
     assert new["verdict"] == "higher" and new["change_pct"] == pytest.approx(30.0)
-    assert any("commit_delay default → 1000" in f for f in found["key_findings"]["added"])
+    assert any("commit_delay server default → 1000" in f for f in found["key_findings"]["added"])
     looks = "\n".join(found["look_at"])
     assert "new machine synth-xeon-ssd: no hardware note" in looks
     assert "a new key finding rests on one contributor's runs (kb synth)" in looks

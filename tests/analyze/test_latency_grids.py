@@ -144,7 +144,7 @@ def test_a_three_by_two_interaction_is_found_with_all_its_numbers(knowledge):
     assert low < grid["ratio_of_ratios"] < high < 1
     assert grid["text"] == (
         "On synth-xeon-ssd, the effect of synchronous_commit depends on wal_level (2×3 "
-        "groups): synchronous_commit on → off: with default, tps rose 2.0% (1,000 → "
+        "groups): synchronous_commit on → off: with server default, tps rose 2.0% (1,000 → "
         "1,020) (within noise); with logical, tps rose 60.0% (900 → 1,440); with replica, tps "
         "rose 2.0% (950 → 969) (within noise); the effect differs beyond the noise between "
         "logical and replica (ratio of the ratios 0.637, 98.33% interval 0.608–0.669, widened "

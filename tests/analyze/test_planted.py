@@ -76,7 +76,7 @@ def test_interaction_with_four_numbers(knowledge):
     low, high = i["test"]["ci95_ratio"]
     assert low < 0.75 < high < 1
     assert i["text"] == (
-        "On synth-xeon-ssd, the effect of commit_delay (default → 1000) depends on fsync: "
+        "On synth-xeon-ssd, the effect of commit_delay (server default → 1000) depends on fsync: "
         "with on, tps rose 20.0% (1,000 → 1,200); with off, tps fell 10.0% (2,000 → 1,800)."
         # the caveats of the comparisons under it (#19): one side runs with fsync off
         " Warning: fsync = off can lose or corrupt data in a crash: an unsafe reference point,"

@@ -98,7 +98,7 @@ def value_text(value: Any, field: str = "", version: Any = None) -> str:
     if value is None:
         if setting:
             name = field.removeprefix("postgres.settings.")
-            return BUILTIN_DEFAULTS.get(name) or setting_words.default_words(name, version)
+            return setting_words.value_words(name, version)
         return "unset"
     if isinstance(value, bool):
         if setting:

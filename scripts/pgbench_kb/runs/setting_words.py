@@ -5,7 +5,10 @@ legends read ``checkpoint_timeout=default``, which names no value).
   the built-in default written as ``postgresql.conf`` would;
 - the version predates or postdates the setting (``ADDED``, ``REMOVED``, or a list that lacks
   it): ``not in PostgreSQL 15``;
-- otherwise: ``not set (server default)``.
+- otherwise: ``at the server's default``.
+
+``value_words`` says the same where a value stands (``commit_delay 0 (default) → 1000``,
+``server default → 1000``).
 
 ``phrase`` writes a setting and its value for a list of settings: ``max_wal_size=1GB``, or
 ``checkpoint_timeout at its default (5min)`` when it was left unset.
@@ -72,18 +75,30 @@ def default_words(name: str, version: Any) -> str:
         return f"at its default ({EVERY_RELEASE[name]})"
     major = major_of(version)
     if major is None:
-        return "not set (server default)"
+        return "at the server's default"
     if name in ADDED and _key(major) < _key(ADDED[name]):
         return f"not in PostgreSQL {major}"
     if name in REMOVED and _key(major) >= _key(REMOVED[name]):
         return f"not in PostgreSQL {major}"
     known = settings_of(major)
     if known is None:
-        return "not set (server default)"
+        return "at the server's default"
     setting = known.get(name.lower())
     if setting is None:
         return f"not in PostgreSQL {major}"
     return f"at its default ({conf_value(setting.boot_val, setting.unit)})"
+
+
+def value_words(name: str, version: Any) -> str:
+    """``default_words`` where a value stands: ``5min (default)``, ``on``, ``not in PostgreSQL
+    9.4``, ``server default``."""
+    words = default_words(name, version)
+    if words.startswith("at its default ("):
+        value = words.removeprefix("at its default (").removesuffix(")")
+        return value if name in EVERY_RELEASE else f"{value} (default)"
+    if words == "at the server's default":
+        return "server default"
+    return words
 
 
 def phrase(name: str, value: Any, version: Any) -> str:
