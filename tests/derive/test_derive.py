@@ -30,7 +30,7 @@ from pgbench_kb.derive.setup_text import (
 from pgbench_kb.derive.site import derive_site
 from pgbench_kb.derive.writer import hugo_date
 from pgbench_kb.errors import DeriveError
-from pgbench_kb.runs.setting_words import default_words
+from pgbench_kb.runs.setting_words import default_words, value_words
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUN_FIXTURES = sorted(FIXTURES.glob("*.yaml"))
@@ -400,15 +400,20 @@ def test_a_setting_left_unset_reads_as_its_value_not_as_default():
     ]  # fmt: skip
     assert distinguishing([unknown, spread])[0] == [
         "PG 16.4", "autovacuum_worker_slots not in PostgreSQL 16",
-        "checkpoint_timeout not set (server default)", "commit_siblings not set (server default)",
+        "checkpoint_timeout at the server's default", "commit_siblings at the server's default",
     ]  # fmt: skip
     assert [default_words(n, v) for n, v in (
         ("max_wal_size", "8.3.23"), ("checkpoint_segments", "9.5.25"), ("shared_buffers", "15"),
         ("checkpoint_completion_target", "8.2.14"), ("wal_buffers", "8.4.2"),
     )] == [
         "not in PostgreSQL 8.3", "not in PostgreSQL 9.5", "at its default (128MB)",
-        "not in PostgreSQL 8.2", "not set (server default)",
+        "not in PostgreSQL 8.2", "at the server's default",
     ]  # fmt: skip
+    # where a value stands (a comparison's sides, an interaction's levels)
+    assert [value_words(n, v) for n, v in (
+        ("checkpoint_timeout", "18.6"), ("fsync", "8.4.2"), ("wal_buffers", "8.4.2"),
+        ("max_wal_size", "8.3.23"),
+    )] == ["5min (default)", "on", "server default", "not in PostgreSQL 8.3"]  # fmt: skip
 
 
 def test_a_second_derivation_rewrites_only_what_changed(tmp_path):
