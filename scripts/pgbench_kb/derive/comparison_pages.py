@@ -434,18 +434,29 @@ ROW_VERDICT_WORDS = {
 def row_adjustment(comparison: dict[str, Any]) -> str:
     """What the family-wise adjustment says of a comparison, in a compact row: ``; significant
     after Holm (54 tests)``; nothing when it changes nothing."""
-    family = comparison.get("family") or {}
-    n = int(family.get("size") or 1)
-    if not family or (n == 1 and not family.get("pooled")):
+    said = adjusted_verdict(comparison)
+    if said is None or (said[1] == 1 and not said[2]):
         return ""
+    words, n, pooled = said
+    return (
+        f"; {words} after Holm ({fmt.count(n, 'test')}{', pooled over sessions' if pooled else ''})"
+    )
+
+
+def adjusted_verdict(comparison: dict[str, Any]) -> tuple[str, int, bool] | None:
+    """``(significant | not significant, tests in its family, pooled)`` once its family is
+    adjusted (analyze/multiplicity.py, ``family``); None with no family, or a verdict the
+    adjustment does not speak to."""
+    family = comparison.get("family") or {}
+    if not family:
+        return None
     if family.get("significant"):
         words = "significant"
     elif comparison.get("verdict") in ("higher", "lower"):
         words = "not significant"
     else:
-        return ""
-    pooled = ", pooled over sessions" if family.get("pooled") else ""
-    return f"; {words} after Holm ({fmt.count(n, 'test')}{pooled})"
+        return None
+    return words, int(family.get("size") or 1), bool(family.get("pooled"))
 
 
 def context_words(machine: str, words_a: str, words_b: str) -> str:
@@ -459,21 +470,15 @@ def context_words(machine: str, words_a: str, words_b: str) -> str:
 def adjustment_words(comparison: dict[str, Any]) -> str:
     """What the family-wise adjustment (analyze/multiplicity.py, ``family``) says of a
     comparison: said when it changes something, or when a pooled estimate speaks for it."""
-    family = comparison.get("family") or {}
-    if not family:
+    said = adjusted_verdict(comparison)
+    if said is None:
         return ""
-    n = int(family.get("size") or 1)
-    pooled = "pooled with its other sessions: " if family.get("pooled") else ""
-    adjusted = f" once adjusted for the {n} tests of this question on this machine (Holm)"
-    if family.get("significant"):
-        verdict = "significant"
-    elif comparison.get("verdict") in ("higher", "lower"):
-        verdict = "not significant"
-    else:
-        return ""
+    verdict, n, pooled = said
+    pooled_words = "pooled with its other sessions: " if pooled else ""
     if n == 1:
-        return f"; {pooled}{verdict}" if pooled else ""
-    return f"; {pooled}{verdict}{adjusted}"
+        return f"; {pooled_words}{verdict}" if pooled else ""
+    adjusted = f" once adjusted for the {n} tests of this question on this machine (Holm)"
+    return f"; {pooled_words}{verdict}{adjusted}"
 
 
 def session_words(comparison: dict[str, Any]) -> str:
