@@ -29,7 +29,8 @@
   var LABELS = {
     "postgresql": "PostgreSQL", "raid level": "RAID level", "wal placement": "WAL placement",
     "write cache": "Write cache", "os": "OS", "filesystem": "Filesystem",
-    "workload": "Workload", "origin": "Origin", "machine": "Machine"
+    "workload": "Workload", "origin": "Origin", "machine": "Machine",
+    "source": "Source", "author": "Author"
   };
   var ORDER = Object.keys(LABELS);
 
