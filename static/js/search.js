@@ -29,8 +29,7 @@
   var LABELS = {
     "postgresql": "PostgreSQL", "raid level": "RAID level", "wal placement": "WAL placement",
     "write cache": "Write cache", "os": "OS", "filesystem": "Filesystem",
-    "workload": "Workload", "origin": "Origin", "machine": "Machine",
-    "source": "Source", "author": "Author"
+    "workload": "Workload", "origin": "Origin", "machine": "Machine"
   };
   var ORDER = Object.keys(LABELS);
 

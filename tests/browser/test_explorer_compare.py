@@ -64,7 +64,7 @@ def test_facets_by_keyboard_with_versions_in_version_order(public, browser):
         facets = page.locator(".explorer-facet summary").all_inner_texts()
         assert facets == [
             "PostgreSQL", "RAID level", "WAL placement", "Write cache", "Machine", "Workload",
-            "Origin", "Source", "Author",
+            "Origin",
         ]  # fmt: skip
         block = page.locator(".explorer-facet", has_text="PostgreSQL")
         block.locator("summary").focus()

@@ -126,7 +126,7 @@ def test_filters_narrow_by_keyboard_with_counts(public, browser, prefix):
         summaries = page.locator(".search-filter summary").all_inner_texts()
         assert summaries == [
             "PostgreSQL", "RAID level", "WAL placement", "Write cache", "OS", "Filesystem",
-            "Workload", "Origin", "Machine", "Source", "Author",
+            "Workload", "Origin", "Machine",
         ]  # fmt: skip
         origin = page.locator("details.search-filter", has_text="Origin")
         origin.locator("summary").focus()
