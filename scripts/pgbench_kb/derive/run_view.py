@@ -391,26 +391,8 @@ def facets(run: dict[str, Any], row: dict[str, Any]) -> dict[str, str]:
         "Workload": row["workload"],
         "Origin": "synthetic" if run.get("synthetic") else row["origin"],
         "Machine": row["machine"],
-        **source_facets(run),
     }
     return {name: str(value) for name, value in found.items() if value}
-
-
-#: The source facet of runs measured with this project's harness (no publication behind them).
-HARNESS_SOURCE = "pgbench-kb's bench"
-
-
-def source_facets(run: dict[str, Any]) -> dict[str, str | None]:
-    """Where a run comes from, for search and the explorer (issue 32): the publication or
-    result tree (its title) and its author, or this project's bench and whoever contributed
-    the run; an author the source does not name is left out, not guessed."""
-    provenance = run.get("provenance") or {}
-    source = provenance.get("source") or {}
-    if source:
-        return {"Source": source.get("title"), "Author": source.get("author")}
-    if provenance.get("harness"):
-        return {"Source": HARNESS_SOURCE, "Author": provenance.get("contributor")}
-    return {"Source": None, "Author": None}
 
 
 def imported_set(run: dict[str, Any]) -> dict[str, Any] | None:
