@@ -156,7 +156,7 @@
   function factValue(side, label, settings) {
     /* A setting a side does not list is the server's default there. */
     if (side.facts[label] !== undefined) { return side.facts[label]; }
-    return settings[label] ? "not set (server default)" : "not recorded";
+    return settings[label] ? "server default" : "not recorded";
   }
 
   /* Every fact of any side; those that differ first, marked by a word and a colour. */

@@ -117,7 +117,7 @@ METRIC_NAME = re.compile(r"\b(?:latency_[a-z0-9]+_ms|[a-z_]+_per_txn)\b")
 
 
 #: A setting named with "=default", which names no value (issue 31): the value, "at its
-#: default (5min)" or "not set (server default)" instead.
+#: default (5min)" or "server default" instead.
 SETTING_DEFAULT = re.compile(r"\b[a-z_]+ ?= ?default\b")
 #: A number with a fraction: written by the one formatter (scripts/pgbench_kb/numbers.py) it
 #: has at most four significant digits beside its integer part ("125.740000", "0.199382" and

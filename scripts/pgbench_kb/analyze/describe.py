@@ -84,16 +84,11 @@ def config(f: dict[str, Any], label: str | None) -> dict[str, Any]:
     }
 
 
-#: Settings whose built-in default is the same in every PostgreSQL release: a setting left
-#: at its default reads as this value (``fsync on → off``, not ``default → no``).
-BUILTIN_DEFAULTS = setting_words.EVERY_RELEASE
-
-
 def value_text(value: Any, field: str = "", version: Any = None) -> str:
-    """A field value for a sentence or a table cell. Null is a setting's default (not set:
-    the server's, named when every release has the same: ``BUILTIN_DEFAULTS``, else in words
-    by ``setting_words.default_words`` for PostgreSQL ``version``) and "unset" for anything
-    else; a setting's boolean is ``on``/``off``, as PostgreSQL writes it."""
+    """A field value for a sentence or a table cell. Null is a setting's default, in words for
+    PostgreSQL ``version`` (``setting_words.value_words``: ``on``, ``5min (default)``,
+    ``server default``) and "unset" for anything else; a setting's boolean is ``on``/``off``,
+    as PostgreSQL writes it."""
     setting = field.startswith("postgres.settings.")
     if value is None:
         if setting:
@@ -156,8 +151,9 @@ def difference(factors: dict[str, Any], fields: Any) -> str:
 def _setting_part(factors: dict[str, Any], field: str) -> str:
     """``max_wal_size=1GB``, ``checkpoint_timeout at its default (5min)``, ``fsync=on``."""
     value = factors.get(field)
-    if value is None and field.removeprefix("postgres.settings.") in BUILTIN_DEFAULTS:
-        value = BUILTIN_DEFAULTS[field.removeprefix("postgres.settings.")]
+    if value is None:
+        # fsync, full_page_writes, synchronous_commit: ``fsync=on``, the same everywhere
+        value = setting_words.EVERY_RELEASE.get(field.removeprefix("postgres.settings."))
     return setting_words.phrase(label(field), value, factors.get("postgres.version"))
 
 

@@ -16,7 +16,6 @@ from typing import Any
 # The pages comparisons are filed under (their questions) live in analyze, which adjusts its
 # families of tests by them (analyze/questions.py); re-exported here for the pages.
 from pgbench_kb import numbers as fmt
-from pgbench_kb.analyze.describe import BUILTIN_DEFAULTS
 from pgbench_kb.analyze.questions import ANALYZE_FAMILY_PAGES, FAMILIES, family_of  # noqa: F401
 from pgbench_kb.derive import labels
 from pgbench_kb.runs import setting_words
@@ -113,7 +112,7 @@ def side_value(item: dict[str, Any], field: str) -> Any:
     def known(v: Any, path: str) -> Any:
         if v is None and path.startswith("postgres.settings."):
             name = path.removeprefix("postgres.settings.")
-            return BUILTIN_DEFAULTS.get(name) or setting_words.default_words(name, None)
+            return setting_words.value_words(name, None)
         return v
 
     if isinstance(value, dict):
