@@ -80,6 +80,26 @@ def shipped_root() -> Path:
     return target
 
 
+@functools.cache
+def _shipped_runs() -> tuple[dict, ...]:
+    """Every shipped run file's data (``shipped_root``), read once per test process with the
+    one reader (``runs.runfile.read_run``)."""
+    from pgbench_kb.runs.runfile import read_run
+
+    runs = sorted((shipped_root() / "data" / "runs").rglob("*.yaml"))
+    return tuple(read_run(path).data for path in runs)
+
+
+def imported_set_runs(name: str) -> list[dict]:
+    """The shipped runs ``kb import`` wrote for the result set ``name`` (their repeat groups
+    start with it), in path order."""
+    return [
+        r
+        for r in _shipped_runs()
+        if (r.get("repeat") or {}).get("group", "").startswith(f"{name}-")
+    ]
+
+
 def run_kb(
     *args: str,
     cwd: Path | None = None,

@@ -12,10 +12,9 @@ import re
 import pytest
 import yaml
 
-from kbtest import REPO
+from kbtest import REPO, imported_set_runs
 from pgbench_kb.analyze.load import bench_session
 from pgbench_kb.parse import parse_paths
-from pgbench_kb.runs.runfile import load_yaml_file
 
 SET = "aws-rds-vs-serverscamp"
 MAPPING = REPO / "data" / "imports" / SET / "mapping.yaml"
@@ -52,16 +51,7 @@ PUBLISHED = {
 }
 
 
-def _runs() -> list[dict]:
-    found = []
-    for path in sorted((REPO / "data" / "runs").rglob("*.yaml")):
-        data = load_yaml_file(path).data
-        if (data.get("repeat") or {}).get("group", "").startswith(f"{SET}-"):
-            found.append(data)
-    return found
-
-
-RUNS = _runs()
+RUNS = imported_set_runs(SET)
 MAP = yaml.safe_load(MAPPING.read_text(encoding="utf-8"))
 
 

@@ -15,9 +15,8 @@ import re
 import pytest
 import yaml
 
-from kbtest import REPO
+from kbtest import REPO, imported_set_runs
 from pgbench_kb.analyze.load import bench_session
-from pgbench_kb.runs.runfile import load_yaml_file
 
 SET = "kernel-bench-e5-4620"
 MAPPING = REPO / "data" / "imports" / SET / "mapping.yaml"
@@ -28,16 +27,7 @@ SCALES = (30, 2500, 35000)
 CLIENTS = (1, 16, 32, 64)
 
 
-def _runs() -> list[dict]:
-    found = []
-    for path in sorted((REPO / "data" / "runs").rglob("*.yaml")):
-        data = load_yaml_file(path).data
-        if (data.get("repeat") or {}).get("group", "").startswith(f"{SET}-"):
-            found.append(data)
-    return found
-
-
-RUNS = _runs()
+RUNS = imported_set_runs(SET)
 
 
 def test_every_output_of_the_machine_is_imported_once() -> None:
