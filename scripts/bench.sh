@@ -34,7 +34,8 @@
 #          position are in each run file, repeat.design), replicate sessions on fresh servers,
 #          server builds (profile key servers) interleaved; see docs/harness.md.
 # Records: per trial, what else used the machine while pgbench ran (/proc snapshots, read by
-#          kb import into machine_load, with the disturbed verdict).
+#          kb import into machine_load, with the disturbed verdict); a profile's
+#          rerun_disturbed runs a disturbed trial again at the end of its session.
 #          And while pgbench runs, each second the CPU and disk figures of /proc, and about 20
 #          times a second what pgbench's backends wait on (one extra connection): results.os_series
 #          and results.wait_events. SAMPLERS=off records neither (scripts/lib/sampler.sh).
@@ -78,6 +79,12 @@ BENCH_IN_TRIAL=""
 # The commit flush level of the server to start (plan field flush: '', native, native-traced or
 # a target in ms; flush.sh).
 BENCH_FLUSH_LEVEL=""
+# Disturbed trials to run again at the end of their session (profile key rerun_disturbed), each
+# "ATTEMPT<0x1d>RUN ID IT REPLACES<0x1d>PLAN LINE"; and, while one runs, its attempt and the id
+# of the run it replaces (0 and "" for a planned trial).
+BENCH_RERUNS=()
+BENCH_ATTEMPT=0
+BENCH_RERUN_OF=""
 # The run file of the last trial of each configuration (its tps estimates the next one's
 # transactions when a sampling rate is picked).
 declare -A BENCH_LAST_RUN=()
@@ -617,11 +624,11 @@ bench_rate() {
 bench_trial() {
   local index total group repeat repeats scale settings_name settings workload args seconds
   local warmup init reset scripts session sessions position seed logged server flush
-  local rate_percent calibration_key calibration_set calibration_settings calibration_s
+  local rate_percent calibration_key calibration_set calibration_settings calibration_s reruns
   BENCH_STATUS_NOTE="the failed trial was not recorded"
   IFS=$'\x1e' read -r index total group repeat repeats scale settings_name settings workload \
     args seconds warmup init reset scripts session sessions position seed logged server flush \
-    rate_percent calibration_key calibration_set calibration_settings calibration_s <<<"$1"
+    rate_percent calibration_key calibration_set calibration_settings calibration_s reruns <<<"$1"
   BENCH_FLUSH_LEVEL="$flush"
   local -a pgbench_args warmup_args script_files
   IFS=$'\x1f' read -r -a pgbench_args <<<"$args"
@@ -666,6 +673,7 @@ bench_trial() {
       bench_session "$BENCH_SESSION" session "$session" sessions "$sessions" \
       position "$position" seed "$seed" restart_ms "$BENCH_RESTART_MS" \
       machine "$BENCH_MACHINE" mask_hostnames "$BENCH_MASK_HOSTNAMES"
+    [[ -z "$BENCH_RERUN_OF" ]] || printf '%s\t%s\n' rerun_of "$BENCH_RERUN_OF"
     if [[ -n "$rate_percent" ]]; then
       local max_tps max_set max_at max_s
       IFS=$'\t' read -r max_tps max_set max_at max_s <<<"${BENCH_MAX_TPS[$calibration_key]}"
@@ -730,8 +738,34 @@ bench_trial() {
   BENCH_LAST_RUN[$group]="$written"
   BENCH_IN_TRIAL=""
   printf '%s\n' "$written"
-  bench_py -m pgbench_kb.bench.ui result --trial "$index" --of "$total" "$written" || true
+  local verdict=0
+  bench_py -m pgbench_kb.bench.ui result --disturbed-status --trial "$index" --of "$total" \
+    "$written" || verdict=$?
   rm -rf "$trial_dir"
+  if ((verdict == 3 && BENCH_ATTEMPT < ${reruns:-0})); then
+    local id="${written##*/}"
+    BENCH_RERUNS+=("$((BENCH_ATTEMPT + 1))"$'\x1d'"${id%.yaml}"$'\x1d'"$1")
+  fi
+}
+
+# bench_rerun_disturbed — run again, on the session's server, each of its trials marked
+# disturbed (profile key rerun_disturbed: at most that many times each, while disturbed). The
+# disturbed run file stays; the rerun's names it (repeat.design.rerun_of) and replaces it in
+# its group. Called when a session's planned trials are done.
+bench_rerun_disturbed() {
+  local entry attempt replaces line
+  while ((${#BENCH_RERUNS[@]})); do
+    entry="${BENCH_RERUNS[0]}"
+    BENCH_RERUNS=("${BENCH_RERUNS[@]:1}")
+    IFS=$'\x1d' read -r attempt replaces line <<<"$entry"
+    kb_log "trial $(cut -d $'\x1e' -f 1 <<<"$line") was disturbed: running it again" \
+      "(rerun $attempt of at most $(cut -d $'\x1e' -f 28 <<<"$line"); $replaces stays, marked)"
+    BENCH_ATTEMPT="$attempt"
+    BENCH_RERUN_OF="$replaces"
+    bench_trial "$line"
+    BENCH_ATTEMPT=0
+    BENCH_RERUN_OF=""
+  done
 }
 
 # bench_preflight_space MAX_SCALE SUM_OF_SCALES — refuse to start when the temporary folder
@@ -1019,6 +1053,7 @@ main() {
     [[ -n "$line" ]] || continue
     session="$(cut -d $'\x1e' -f 16 <<<"$line")"
     if [[ "$session" != "$current" ]]; then
+      bench_rerun_disturbed
       current="$session"
       mapfile -t in_session < <(printf '%s\n' "${lines[@]}" \
         | awk -F '\x1e' -v s="$session" '$16 == s')
@@ -1026,6 +1061,7 @@ main() {
     fi
     bench_trial "$line"
   done
+  bench_rerun_disturbed
   kb_log "done: ${#BENCH_RUNS[@]} run file(s) written under $BENCH_ROOT/data/runs"
   bench_summary
   bench_next_hint

@@ -130,7 +130,7 @@ def test_plan_for_bash_interleaves_repeats_and_restarts_per_set():
     # the plan for bash carries session, sessions, position, seed and the latencies to log,
     # the server build, the flush level and the rate share with its calibration (empty here)
     line = render_plan(load_profile("durability"), cores=2).split("\n")[0].split("\x1e")
-    assert len(line) == 27
+    assert len(line) == 28
     assert line[15:17] == ["1", "1"] and line[17] == "1"
     assert line[20:27] == ["", "", "", "", "", "", ""]  # build, flush, rate share (none)
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 
-from benchkit import Bench
+from benchkit import KB, Bench
 from pgbench_kb.analyze.groups import exclusion
 from pgbench_kb.analyze.load import record_of
 from pgbench_kb.bench import quiet
@@ -54,6 +55,44 @@ def test_a_trial_beside_a_cpu_hog_is_disturbed_and_left_out_of_verdicts(bench: B
     assert "of a core during this trial" in done.stderr
     record = record_of(_load(run_path), str(run_path))
     assert exclusion(record).startswith("measured on a busy machine (machine_load.disturbed)")
+
+
+@pytest.mark.postgres
+def test_a_disturbed_trial_runs_again_at_the_end_of_its_session_and_replaces_the_disturbed_one(
+    bench: Bench,
+):
+    """Issue #30: with rerun_disturbed, a trial marked disturbed runs again once its session's
+    planned trials are done, on the same server; the disturbed run file stays (left out of every
+    group), the rerun names it (repeat.design.rerun_of) with the same repeat.index, and kb check
+    accepts the pair. The hog runs only until the first run file is written, so the rerun may be
+    quiet or (beside other tests) disturbed again: one rerun is all the profile allows."""
+    profile = bench.profile(bench.tiny(seconds=3).read_text() + "rerun_disturbed: 1\n")
+    hog = subprocess.Popen([sys.executable, "-c", HOG])
+    try:
+        proc = bench.start(profile)
+        deadline = time.monotonic() + 120
+        while not bench.run_files() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        hog.kill()
+        hog.wait()
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    runs = {path: _load(path) for path in bench.run_files()}
+    assert len(runs) == 2, out
+    (first, rerun) = sorted(runs, key=lambda path: "rerun_of" in runs[path]["repeat"]["design"])
+    assert runs[first]["machine_load"]["disturbed"] is True
+    assert runs[rerun]["repeat"]["design"]["rerun_of"] == runs[first]["id"]
+    assert runs[rerun]["repeat"]["index"] == runs[first]["repeat"]["index"] == 1
+    assert runs[rerun]["repeat"]["group"] == runs[first]["repeat"]["group"]
+    assert "trial 1 was disturbed: running it again (rerun 1 of at most 1" in err
+    checked = subprocess.run(
+        [str(KB), "check", "--root", str(bench.root), *map(str, runs)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 # ---------------------------------------------------------------------------------------------

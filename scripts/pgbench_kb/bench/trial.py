@@ -253,6 +253,8 @@ def design_of(info: dict[str, str]) -> dict[str, Any] | None:
         "rate": rate_basis_of(info),
         "sampling": None,
     }
+    if info.get("rerun_of"):
+        design["rerun_of"] = info["rerun_of"]
     rate = info.get("sampling_rate")
     if rate:
         try:

@@ -352,7 +352,13 @@ def run_result(args: argparse.Namespace) -> int:
     load = quiet.describe(run.get("machine_load"))
     if load:
         sys.stderr.write(f"{stamp} [bench] trial {args.trial}/{args.of}: {load}\n")
-    return 0
+    disturbed = (run.get("machine_load") or {}).get("disturbed") is True
+    return DISTURBED_STATUS if disturbed and args.disturbed_status else 0
+
+
+#: ``result --disturbed-status`` exits with this when the run is marked disturbed (bench.sh
+#: then queues the trial to run again, profile key rerun_disturbed).
+DISTURBED_STATUS = 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,6 +416,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = sub.add_parser("result", help="one line with what a finished trial measured")
     t.add_argument("--trial", required=True, type=int)
     t.add_argument("--of", required=True, type=int)
+    t.add_argument(
+        "--disturbed-status",
+        action="store_true",
+        help=f"exit {DISTURBED_STATUS} when the run is marked disturbed (machine_load.disturbed)",
+    )
     t.add_argument("run")
     t.set_defaults(handler=run_result)
     r = sub.add_parser("reason", help="why pgbench failed, in one line, from its output")

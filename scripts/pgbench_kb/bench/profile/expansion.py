@@ -268,6 +268,7 @@ def expand(profile: Profile, *, cores: int | None = None, seed: int | None = Non
                         sessions=profile.sessions,
                         position=position,
                         seed=seed,
+                        rerun_disturbed=profile.rerun_disturbed,
                         **config,
                     )
                 )

@@ -133,6 +133,13 @@ def describe_plan(profile: Profile, *, cores: int | None = None) -> str:
         f"{len(trials)} trials in {profile.sessions} session(s), {restarts_of(trials)} server "
         f"restarts, about {minutes:g} min ({_clock(total)}; every trial also runs -P 1 -r{log}"
     )
+    if profile.rerun_disturbed:
+        times = "once" if profile.rerun_disturbed == 1 else f"up to {profile.rerun_disturbed} times"
+        out.append(
+            f"A trial marked disturbed (other processes or steal above the limits) runs again "
+            f"{times} at the end of its session; the disturbed run file is kept and left out of "
+            "every group."
+        )
     return "\n".join(out) + "\n"
 
 

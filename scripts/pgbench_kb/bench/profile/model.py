@@ -95,6 +95,8 @@ class Profile:
     flush_levels: tuple[str, ...] = ()
     #: Seconds of the calibration run of rates given as a share of the maximum.
     rate_calibration_s: int = RATE_CALIBRATION_S
+    #: How many times a disturbed trial runs again at the end of its session (0: never).
+    rerun_disturbed: int = 0
 
 
 #: flush_ms entries that are not a target: the device alone, and the tracer with no delay.
@@ -140,3 +142,5 @@ class Trial:
     calibration_settings: tuple[str, ...] = ()
     #: How long the calibration runs (RATE_CALIBRATION_S); 0 without one.
     calibration_s: int = 0
+    #: How many times this trial runs again at the end of its session while it is disturbed.
+    rerun_disturbed: int = 0

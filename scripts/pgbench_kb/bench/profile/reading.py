@@ -223,6 +223,7 @@ def build_profile(data: dict[str, Any], path: Path) -> Profile:
         if data.get("servers") is not None
         else (),
         rate_calibration_s=int(data.get("rate_calibration_s", RATE_CALIBRATION_S)),
+        rerun_disturbed=int(data.get("rerun_disturbed", 0)),
         flush_levels=tuple(_flush_level(v) for v in _listed(data["flush_ms"]))
         if data.get("flush_ms") is not None
         else (),

@@ -5,7 +5,7 @@ separated by 0x1e, lists inside a field by 0x1f (neither is whitespace, so empty
     index total group repeat repeats scale settings_name settings workload pgbench_args
     seconds warmup_args init_args reset script_files session sessions position seed
     logged_latencies server flush rate_percent calibration_key calibration_set
-    calibration_settings calibration_s
+    calibration_settings calibration_s rerun_disturbed
 
 ``logged_latencies`` is 0 when the profile fixes the sampling rate; otherwise pgbench_args
 hold ``--sampling-rate=auto``, which bash replaces by the rate ``bench.sampling`` picks.
@@ -17,7 +17,8 @@ ms), empty without that key. ``rate_percent`` is set for a rate given as a share
 maximum ("70%" → 70): pgbench_args then hold ``--rate=auto``, and bash replaces it by that share
 of the tps an unthrottled calibration run measured at the start of the session, one per
 ``calibration_key``, under the settings set ``calibration_set`` (its ``calibration_settings``),
-for ``calibration_s`` seconds.
+for ``calibration_s`` seconds. ``rerun_disturbed`` is how many times bash runs the trial again,
+at the end of its session, while its run file says it was disturbed.
 
 Bash reads these fields by position: add a field at the end, never between.
 """
@@ -63,6 +64,7 @@ def render_plan(profile: Profile, *, cores: int | None = None) -> str:
             t.calibration_set,
             UNIT_SEP.join(t.calibration_settings),
             str(t.calibration_s) if t.calibration_key else "",
+            str(t.rerun_disturbed),
         ]
         lines.append(FIELD_SEP.join(fields))
     return "".join(line + "\n" for line in lines)

@@ -110,6 +110,8 @@ def _membership(group: str, members: list[RunSummary]) -> list[Finding]:
             )
             continue
         kept.append(m)
+    rerun_findings, kept = _reruns(group, kept)
+    findings += rerun_findings
     seen: dict[int, RunSummary] = {}
     planned = first.repeat_of
     for m in kept:
@@ -146,6 +148,31 @@ def _membership(group: str, members: list[RunSummary]) -> list[Finding]:
             )
         )
     return findings
+
+
+def _reruns(group: str, members: list[RunSummary]) -> tuple[list[Finding], list[RunSummary]]:
+    """A rerun (``repeat.design.rerun_of``) replaces a disturbed run of its group with its own
+    ``repeat.index``: the replaced run no longer counts as a repeat (its index is free again).
+    A rerun that names anything else is an error on the rerun."""
+    by_id = {m.id: m for m in members}
+    findings, replaced = [], set()
+    for m in members:
+        if not m.rerun_of:
+            continue
+        target = by_id.get(m.rerun_of)
+        if target is None or not target.disturbed or target.repeat_index != m.repeat_index:
+            findings.append(
+                Finding(
+                    m.path,
+                    m.lines["repeat.design.rerun_of"],
+                    "repeat.design.rerun_of",
+                    f"{m.rerun_of} is not a disturbed run of group {group} with repeat.index "
+                    f"{m.repeat_index}: a rerun names the disturbed run it replaces",
+                )
+            )
+            continue
+        replaced.add(target.id)
+    return findings, [m for m in members if m.id not in replaced]
 
 
 #: The parts of ``run.session_key``, in order, as named in messages.

@@ -78,6 +78,10 @@ class RunSummary:
     #: ``repeat.index`` and ``repeat.of`` (0 without ``repeat``).
     repeat_index: int = 0
     repeat_of: int = 0
+    #: ``machine_load.disturbed`` is true: the harness may have run the trial again.
+    disturbed: bool = False
+    #: ``repeat.design.rerun_of``: the disturbed run this one replaces.
+    rerun_of: str | None = None
 
 
 @dataclass

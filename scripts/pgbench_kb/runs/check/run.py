@@ -94,6 +94,7 @@ SUMMARY_LINES = (
     "repeat.of",
     "results.tps",
     "provenance.contributor",
+    "repeat.design.rerun_of",
 )
 
 
@@ -216,6 +217,8 @@ def check_run(
         session=session_key(data),
         repeat_index=int((data.get("repeat") or {}).get("index") or 0),
         repeat_of=int((data.get("repeat") or {}).get("of") or 0),
+        disturbed=(data.get("machine_load") or {}).get("disturbed") is True,
+        rerun_of=((data.get("repeat") or {}).get("design") or {}).get("rerun_of"),
         lines={k: loaded.line_of(k) or 1 for k in SUMMARY_LINES}
         | {
             f"raw.{i}.sha256": loaded.line_of(f"raw.{i}.sha256") or 1
