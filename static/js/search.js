@@ -6,6 +6,9 @@
      Pagefind's own order.
    - The first result is shown as soon as its data is read; the others are read after it, so
      that the page answers after some 20 requests, not 40.
+   - The filters (one file each in the bundle) are read after the first search has shown its
+     results, not before: eleven filters would otherwise cost eleven requests before the first
+     answer. An address that ticks filters (&f=…) reads them first, as it needs them.
    - Words that are a PostgreSQL version ("8.4", "10.1", "PG 9.6") list the pages they find
      of that version first (Pagefind's filter on it), then the other pages they find.
    - Works at a server's root and under any sub-path: the bundle and the site's base are
@@ -29,7 +32,8 @@
   var LABELS = {
     "postgresql": "PostgreSQL", "raid level": "RAID level", "wal placement": "WAL placement",
     "write cache": "Write cache", "os": "OS", "filesystem": "Filesystem",
-    "workload": "Workload", "origin": "Origin", "machine": "Machine"
+    "workload": "Workload", "origin": "Origin", "machine": "Machine", "source": "Source",
+    "author": "Author"
   };
   var ORDER = Object.keys(LABELS);
 
@@ -43,6 +47,8 @@
   var more = document.getElementById("search-more");
 
   var slices = [];        // {api, names}: each slice's pagefind.js and its filter names
+                          // (names null until its filters are read)
+  var drawn = false;      // the filter checkboxes are drawn and counted
   var totals = {};        // filter name → value → pages in the whole site
   var boxes = {};         // filter name → value → {input, count}
   var latest = 0;         // the newest search; older answers are dropped
@@ -137,7 +143,7 @@
   function searchAll(term, options) {
     var names = Object.keys(options.filters || {});
     return Promise.all(slices.map(function (slice) {
-      var lacking = names.some(function (name) { return !slice.names[name]; });
+      var lacking = slice.names && names.some(function (name) { return !slice.names[name]; });
       return lacking ? { results: [], filters: {} } : slice.api.search(term, options);
     }));
   }
@@ -320,6 +326,11 @@
     return term ? words + " for “" + term + "”" : words;
   }
 
+  /* Search ``id`` has shown its results; its filter counts too once the filters are drawn. */
+  function finished(id) {
+    if (drawn) { root.dataset.done = String(id); }
+  }
+
   function search() {
     var id = ++latest;
     var term = input.value.trim();
@@ -333,7 +344,7 @@
     if (!term && !sort && !Object.keys(filters).length) {
       status.textContent = "Type words, tick a filter or choose an order.";
       showCounts(totals);
-      root.dataset.done = String(id);
+      finished(id);
       return Promise.resolve();
     }
     var options = { filters: filters };
@@ -357,7 +368,7 @@
           showCounts(done[1]);
           status.textContent = describe(total, term, sort);
           list.removeAttribute("aria-busy");
-          root.dataset.done = String(id);
+          finished(id);
         });
     });
   }
@@ -389,7 +400,7 @@
             showCounts(done[1]);
             status.textContent = describe(total, term, "");
             list.removeAttribute("aria-busy");
-            root.dataset.done = String(id);
+            finished(id);
           });
       });
     });
@@ -410,25 +421,60 @@
     });
   }
 
-  /* The site's one bundle: its pagefind.js, set up, and its filters. */
+  /* The site's one bundle: its pagefind.js, set up (its filters are read by readFilters). */
   function loadSlices() {
     return import(new URL("pagefind.js", bundle).href).then(function (api) {
       return api.options({ baseUrl: site.pathname, bundlePath: bundle.pathname })
-        .then(function () { return api.filters(); })
-        .then(function (filters) {
-          var names = {};
-          Object.keys(filters).forEach(function (n) { names[n] = true; });
-          return [{ api: api, names: names, filters: filters }];
-        });
+        .then(function () { return [{ api: api, names: null, filters: {} }]; });
+    });
+  }
+
+  /* Every slice's filters and their site-wide counts, then the checkboxes. */
+  function readFilters() {
+    return Promise.all(slices.map(function (slice) {
+      return slice.api.filters().then(function (filters) {
+        slice.filters = filters;
+        slice.names = {};
+        Object.keys(filters).forEach(function (n) { slice.names[n] = true; });
+      });
+    })).then(function () {
+      totals = summed(slices.map(function (s) { return s.filters; }));
+      filterBox.textContent = "";
+      drawFilters();
+      filterBox.removeAttribute("aria-busy");
+    });
+  }
+
+  /* The counts of the search shown now, once the filters are read after it; then it is done. */
+  function recount() {
+    var id = latest;
+    var term = input.value.trim();
+    var filters = ticked();
+    drawn = true;
+    if (!term && !order.value && !Object.keys(filters).length) {
+      showCounts(totals);
+      finished(id);
+      return Promise.resolve();
+    }
+    var options = { filters: filters };
+    return searchAll(term || null, options).then(function (answers) {
+      var found = summed(answers.map(function (a) { return a.filters; }));
+      return facetCounts(term, filters, found);
+    }).then(function (counts) {
+      if (id !== latest) { return; }
+      showCounts(counts);
+      finished(id);
     });
   }
 
   function start(loaded) {
     slices = loaded;
-    return Promise.resolve(summed(loaded.map(function (s) { return s.filters; })))
-      .then(function (all) {
-        totals = all;
-        drawFilters();
+    var ticks = new URLSearchParams(window.location.search).getAll("f").length > 0;
+    filterBox.setAttribute("aria-busy", "true");
+    filterBox.append(element("p", "search-filters-wait", "The filters load after the first results."));
+    return (ticks ? readFilters() : Promise.resolve())
+      .then(function () {
+        drawn = ticks;
         restore();
         root.hidden = false;
         form.addEventListener("submit", function (event) {
@@ -450,7 +496,8 @@
           });
         });
         return search();
-      });
+      })
+      .then(function () { return ticks ? null : readFilters().then(recount); });
   }
 
   function ready() {

@@ -352,6 +352,15 @@ def test_settings_written_by_initdb_are_kept_apart():
     assert [s["name"] for s in split["initdb"]] == ["max_connections", "shared_buffers", "timezone"]
 
 
+def test_a_run_page_tells_unknown_settings_from_defaults():
+    """Issue 31: a transcribed run whose source states no setting read "No setting recorded as
+    changed from PostgreSQL's defaults"."""
+    assert split_settings({})["known"] is True  # measured: every setting at its default
+    assert split_settings({}, transcribed=True)["known"] is False
+    assert split_settings(None)["known"] is False
+    assert split_settings({"fsync": "off"}, transcribed=True)["known"] is True
+
+
 def test_unstated_settings_of_transcribed_runs_are_not_called_default():
     runs = [
         {"origin": "transcribed", "postgres": {"settings": {"commit_delay": 0}}},

@@ -80,3 +80,21 @@ def test_an_imported_result_tree_lists_the_claims_made_of_its_figures(shipped_de
         assert claims and all(c["verdict"] == "holds" for c in claims), (title, claims)
     # and never again as a source with no run
     assert not any(s["title"] == "kernel-bench" for s in front["params"]["sources"])
+
+
+def test_search_and_the_explorer_facet_by_source_and_author(shipped_derived):
+    """Issue 32, item 4: every run and configuration carries its source and author as facets
+    (a publication or result tree and its author; this project's bench and its contributor),
+    and the explorer offers both; an author the source does not name is left out."""
+    from pgbench_kb.derive.run_view import HARNESS_SOURCE, source_facets
+
+    results = shipped_derived / "content" / "results" / "_index.md"
+    front = json.JSONDecoder().raw_decode(results.read_text(encoding="utf-8"))[0]
+    assert {"Source", "Author"} <= set(front["params"]["facets"])
+    rows = front["params"]["rows"]
+    sources = {r["facets"].get("Source") for r in rows}
+    authors = {r["facets"].get("Author") for r in rows}
+    assert {"kernel-bench", "PgBench", HARNESS_SOURCE} <= sources
+    assert {"Tomas Vondra", "Kaarel Moppel", "pgbench-kb maintainers"} <= authors
+    wiki = {"provenance": {"source": {"title": "PgBench", "author": None}}}
+    assert source_facets(wiki) == {"Source": "PgBench", "Author": None}

@@ -311,3 +311,19 @@ def test_home_page_counts_the_runs_that_keep_their_output(public: Path):
     text = " ".join(_page(public, ".").split())
     assert f"{kept:,} of the {len(runs):,} runs keep the pgbench output" in text
     assert not re.search(r"every figure[^.]*(raw|pgbench) output", text, re.I)
+
+
+#: An element coloured as a win or a loss, and its text up to the element's end.
+COLOURED = re.compile(
+    r'class="[^"]*\bverdict-(?:higher|lower)\b[^"]*"[^>]*>(.*?)</(?:p|td|span)>', re.S
+)
+
+
+def test_no_verdict_is_coloured_as_a_win_or_loss_that_its_adjustment_denies(public: Path):
+    """Issue 31: a row read "higher; not significant after Holm (54 tests)" in green. The
+    colour follows the adjusted verdict (comparison_pages.verdict_tone)."""
+    pages = sorted((public / "comparisons").rglob("*.html"))
+    coloured = [(p, text) for p in pages for text in COLOURED.findall(p.read_text("utf-8"))]
+    assert len(coloured) > 50
+    wrong = [f"{p.relative_to(public)}: {t[:120]}" for p, t in coloured if "not significant" in t]
+    assert not wrong, wrong[:5]

@@ -126,7 +126,7 @@ def test_filters_narrow_by_keyboard_with_counts(public, browser, prefix):
         summaries = page.locator(".search-filter summary").all_inner_texts()
         assert summaries == [
             "PostgreSQL", "RAID level", "WAL placement", "Write cache", "OS", "Filesystem",
-            "Workload", "Origin", "Machine",
+            "Workload", "Origin", "Machine", "Source", "Author",
         ]  # fmt: skip
         origin = page.locator("details.search-filter", has_text="Origin")
         origin.locator("summary").focus()
@@ -139,7 +139,10 @@ def test_filters_narrow_by_keyboard_with_counts(public, browser, prefix):
         assert narrowed == shown_count
         assert "f=origin%3Atranscribed" in page.url
         # A second filter narrows further; its counts are those of the narrowed results.
-        version = page.locator("details.search-filter", has_text="PostgreSQL")
+        # By its heading: a source's title may name PostgreSQL too.
+        version = page.locator("details.search-filter").filter(
+            has=page.locator("summary", has_text=re.compile(r"^PostgreSQL$"))
+        )
         version.locator("summary").click()
         option = version.locator("label", has_text="PostgreSQL 8.2")
         expected = int(re.search(r"\((\d+)\)", option.inner_text()).group(1))

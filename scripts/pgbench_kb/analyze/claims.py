@@ -435,11 +435,15 @@ def check_figures(claim: dict[str, Any], groups: dict[str, dict[str, Any]]) -> d
         what = ", ".join(FIGURE_WORDS[m] for m in sorted(unrecorded))
         return _unchecked(claim, f"the runs record no {what}")
     verdict, _ = _verdict(checks)
+    # Each figure once: several pairs of groups (two sessions of one configuration…) that read
+    # the same would say it twice over.
     figures = ", ".join(
-        f"{FIGURE_WORDS[x['metric']]} {fmt.figure(float(x['values'][0]))} → "
-        f"{fmt.figure(float(x['values'][1]))} "
-        f"(published {_shown(x['expected'][0])} → {_shown(x['expected'][1])})"
-        for x in checks
+        dict.fromkeys(
+            f"{FIGURE_WORDS[x['metric']]} {fmt.figure(float(x['values'][0]))} → "
+            f"{fmt.figure(float(x['values'][1]))} "
+            f"(published {_shown(x['expected'][0])} → {_shown(x['expected'][1])})"
+            for x in checks
+        )
     )
     if unrecorded:
         figures += "; not recorded in the runs: " + ", ".join(

@@ -20,6 +20,12 @@ FAMILIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
         "the controller's write cache, with or without a battery",
         ("storage.controller",),
     ),
+    (
+        "commit-flush",
+        "Commit flush latency",
+        "how long the storage takes to flush a commit (emulated slower on the same device)",
+        ("storage.flush",),
+    ),
     ("wal-placement", "WAL placement", "where the write-ahead log lives", ("storage.wal",)),
     (
         "filesystem",

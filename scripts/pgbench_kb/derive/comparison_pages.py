@@ -223,10 +223,14 @@ def _series_part(value: Any, field: str) -> str:
     return f"{knowledge.field_label(field)} {knowledge._value(value)}"
 
 
+def curve_workload(item: dict[str, Any]) -> str:
+    """The workload a curve held equal, or ``workload varies``."""
+    return str(item["held_equal"].get("benchmark.workload.name") or "workload varies")
+
+
 def overlay_key(item: dict[str, Any]) -> str:
     """The overlay a curve is drawn on: its swept factor and workload (``clients, select-only``)."""
-    workload = str(item["held_equal"].get("benchmark.workload.name") or "workload varies")
-    return f"{item['swept']}, {workload}"
+    return f"{item['swept']}, {curve_workload(item)}"
 
 
 def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -234,8 +238,7 @@ def curve_overlays(site: Site, items: list[dict[str, Any]]) -> list[dict[str, An
     it (clients on a log₂ axis, as pgbench-tools draws them), and latency against tps."""
     by_swept: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for item in items:
-        workload = str(item["held_equal"].get("benchmark.workload.name") or "workload varies")
-        by_swept[(item["swept_field"], workload)].append(item)
+        by_swept[(item["swept_field"], curve_workload(item))].append(item)
     overlays = []
     for (field, workload), curves in sorted(by_swept.items()):
         machine = curves[0]["machine"]
@@ -387,6 +390,8 @@ def comparison_shown(
             f"B {b['center']}).",
         }
     page = verdict_sections.page_for(family, verdict)
+    caveats = [labels.readable(t) for t in labelled(comparison.get("confounds") or [])]
+    caveats += knowledge.caveat_words(comparison.get("differs_also"))
     return {
         "id": cid,
         "url": f"comparisons/{page}/#{cid}",
@@ -394,6 +399,7 @@ def comparison_shown(
         "factor": label,
         "machine": str(comparison.get("machine")),
         "verdict": verdict,
+        "tone": verdict_tone(comparison, verdict),
         "verdict_words": sentence,
         "a": a,
         "b": b,
@@ -403,8 +409,7 @@ def comparison_shown(
             group_words.get(str(raw_b.get("group"))) or short_b,
         ),
         "held": knowledge.held_words(comparison.get("held_equal")),
-        "caveats": [labels.readable(t) for t in labelled(comparison.get("confounds") or [])]
-        + knowledge.caveat_words(comparison.get("differs_also")),
+        "caveats": caveats,
         "unsafe": any(x.get("kind") == "unsafe" for x in comparison.get("confounds") or []),
         "chart": chart,
         "change_pct": comparison.get("change_pct"),
@@ -413,12 +418,22 @@ def comparison_shown(
             "change": change or "—",
             "interval": interval_words or "—",
             "verdict": ROW_VERDICT_WORDS.get(verdict, verdict) + row_adjustment(comparison),
+            "caveats": " ".join(as_sentence(c) for c in caveats),
         },
         "short": f"{short_a} → {short_b}",
         "workload": str(
             (comparison.get("held_equal") or {}).get("benchmark.workload.name") or "workload varies"
         ),
     }
+
+
+def as_sentence(words: str) -> str:
+    """A caveat as a sentence of a compact row: a capital first letter (not on a setting's
+    name: ``commit_delay`` stays as written) and a full stop."""
+    first = words.split(" ", 1)[0]
+    if words and "_" not in first:
+        words = words[0].upper() + words[1:]
+    return words if words.endswith(".") else words + "."
 
 
 #: A verdict in a compact row (the full sentence is in ``knowledge.VERDICT_WORDS``).
@@ -441,6 +456,14 @@ def row_adjustment(comparison: dict[str, Any]) -> str:
     return (
         f"; {words} after Holm ({fmt.count(n, 'test')}{', pooled over sessions' if pooled else ''})"
     )
+
+
+def verdict_tone(comparison: dict[str, Any], verdict: str) -> str:
+    """The verdict a comparison's colour follows (``verdict-…`` class): its own, but a higher or
+    lower that its family's adjustment leaves not significant is coloured as within the noise
+    (green for "higher; not significant after Holm" would say what the words deny)."""
+    said = adjusted_verdict(comparison)
+    return "within_noise" if said is not None and said[0] == "not significant" else verdict
 
 
 def adjusted_verdict(comparison: dict[str, Any]) -> tuple[str, int, bool] | None:

@@ -38,6 +38,8 @@ FACETS = (
     ("Machine", "machine"),
     ("Workload", "workload"),
     ("Origin", "origin"),
+    ("Source", "source"),
+    ("Author", "author"),
 )
 
 #: Other names people type for a facet value (lower case), beside the value itself.

@@ -207,6 +207,7 @@ def prepare_page(
         "settings": run_view.split_settings(
             run_view._get(run, "postgres.settings"),
             run_view._get(run, "postgres.build.block_size_bytes"),
+            transcribed=run.get("origin") == "transcribed",
         ),
         "facts": run_view.facts(run),
     }

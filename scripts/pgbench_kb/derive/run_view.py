@@ -255,17 +255,23 @@ def _quoted(name: Any) -> str | None:
 
 
 def split_settings(
-    settings: dict[str, Any] | None, block_size: Any = None
-) -> dict[str, list[dict[str, str]]]:
+    settings: dict[str, Any] | None, block_size: Any = None, *, transcribed: bool = False
+) -> dict[str, Any]:
     """Settings a person chose, apart from the lines initdb writes into every new cluster;
-    each as its postgresql.conf line (``shared_buffers = 23987  # 8 kB pages ≈ 187 MB``)."""
-    changed, initdb = [], []
+    each as its postgresql.conf line (``shared_buffers = 23987  # 8 kB pages ≈ 187 MB``).
+    ``known`` is false when the run does not record them (``postgres.settings: null``), or when
+    a transcribed run's source states none (a setting a source leaves out is not stated, not
+    at its default: setup_text._setting_words); that is not the same as every setting at its
+    default."""
+    changed: list[dict[str, str]] = []
+    initdb: list[dict[str, str]] = []
     size = block_size if isinstance(block_size, int) else None
     for name, value in sorted((settings or {}).items()):
         row = {"name": name, "line": labels.conf_line(name, value, size)}
         written = name in INITDB_WRITES and INITDB_WRITES[name] in {None, str(value)}
         (initdb if written else changed).append(row)
-    return {"changed": changed, "initdb": initdb}
+    known = settings is not None and not (transcribed and not settings)
+    return {"changed": changed, "initdb": initdb, "known": known}
 
 
 def ordered_percentiles(
@@ -391,8 +397,26 @@ def facets(run: dict[str, Any], row: dict[str, Any]) -> dict[str, str]:
         "Workload": row["workload"],
         "Origin": "synthetic" if run.get("synthetic") else row["origin"],
         "Machine": row["machine"],
+        **source_facets(run),
     }
     return {name: str(value) for name, value in found.items() if value}
+
+
+#: The source facet of runs measured with this project's harness (no publication behind them).
+HARNESS_SOURCE = "pgbench-kb's bench"
+
+
+def source_facets(run: dict[str, Any]) -> dict[str, str | None]:
+    """Where a run comes from, for search and the explorer (issue 32): the publication or
+    result tree (its title) and its author, or this project's bench and whoever contributed
+    the run; an author the source does not name is left out, not guessed."""
+    provenance = run.get("provenance") or {}
+    source = provenance.get("source") or {}
+    if source:
+        return {"Source": source.get("title"), "Author": source.get("author")}
+    if provenance.get("harness"):
+        return {"Source": HARNESS_SOURCE, "Author": provenance.get("contributor")}
+    return {"Source": None, "Author": None}
 
 
 def imported_set(run: dict[str, Any]) -> dict[str, Any] | None:
