@@ -59,6 +59,8 @@ HEADLINE = (
     "storage.wal.placement",
     "storage.controller.write_cache",
     "storage.controller.battery_backed",
+    # an emulated commit flush (issue 30): every page that shows such a comparison says so
+    "storage.flush.emulated.target_ms",
 )
 #: Settings it shows when both sides set them alike (issue 31: every RAID arm ran with
 #: commit_delay 20000, unsaid); a setting left at its default on both is counted, not shown.

@@ -49,9 +49,24 @@ def left_out_of_answers(comparison: dict[str, Any]) -> bool:
     return incidental(comparison) or compared_inside(comparison)
 
 
+#: The emulated commit flush a comparison's two sides share (none: the device's own).
+EMULATED_FLUSH = "storage.flush.emulated.target_ms"
+
+
+def _at_flush(comparison: dict[str, Any], flush: Any) -> bool:
+    """Whether a comparison ran at a set's ``flush``: ``native`` (no emulated flush on either
+    side) or an emulated target in ms held equal; any comparison without the key."""
+    if flush is None:
+        return True
+    held = (comparison.get("held_equal") or {}).get(EMULATED_FLUSH)
+    if flush == "native":
+        return held is None and not str(comparison.get("factor", "")).startswith("storage.flush")
+    return held is not None and float(held) == float(flush)
+
+
 def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The comparisons of a set: of its machine, factor and workload (incidental pairs are
-    already out)."""
+    """The comparisons of a set: of its machine, factor, workload and commit flush (incidental
+    pairs are already out)."""
     return [
         c for c in items
         if (not spec.get("machine") or str(c.get("machine")).split(" ")[0] == spec["machine"])
@@ -60,6 +75,7 @@ def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[st
             not spec.get("workload")
             or (c.get("held_equal") or {}).get(WORKLOAD) == spec["workload"]
         )
+        and _at_flush(c, spec.get("flush"))
     ]  # fmt: skip
 
 
