@@ -65,8 +65,8 @@ def _at_flush(comparison: dict[str, Any], flush: Any) -> bool:
 
 
 def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[str, Any]]:
-    """The comparisons of a set: of its machine, factor, workload and commit flush (incidental
-    pairs are already out)."""
+    """The comparisons of a set: of its machine, factor, workload, commit flush and fields held
+    equal (incidental pairs are already out)."""
     return [
         c for c in items
         if (not spec.get("machine") or str(c.get("machine")).split(" ")[0] == spec["machine"])
@@ -76,6 +76,10 @@ def _selected(items: list[dict[str, Any]], spec: dict[str, Any]) -> list[dict[st
             or (c.get("held_equal") or {}).get(WORKLOAD) == spec["workload"]
         )
         and _at_flush(c, spec.get("flush"))
+        and all(
+            (c.get("held_equal") or {}).get(field) == value
+            for field, value in (spec.get("held") or {}).items()
+        )
     ]  # fmt: skip
 
 
