@@ -59,11 +59,10 @@ HEADLINE = (
     "storage.wal.placement",
     "storage.controller.write_cache",
     "storage.controller.battery_backed",
-    # an emulated commit flush (issue 30): every page that shows such a comparison says so
-    "storage.flush.emulated.target_ms",
+    "storage.flush.emulated.target_ms",  # issue 30: a page with such a comparison says so
 )
-#: Settings it shows when both sides set them alike (issue 31: every RAID arm ran with
-#: commit_delay 20000, unsaid); a setting left at its default on both is counted, not shown.
+#: Settings shown when both sides set them alike (issue 31: the RAID arms' unsaid commit_delay
+#: 20000); one left at its default on both is counted, not shown.
 HEADLINE_SETTINGS = tuple(
     f"postgres.settings.{name}"
     for name in ("commit_delay", "commit_siblings", "synchronous_commit", "fsync",
