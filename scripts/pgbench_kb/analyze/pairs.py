@@ -1,10 +1,9 @@
 """Controlled comparisons: pairs of groups that differ in one factor (or one named family of
 factors) with everything else equal, on the same machines.
 
-Finding them never looks at all pairs of groups. For a field (or a family of fields) F, two
-groups can only be compared on F when everything outside F is equal, so groups are bucketed by
-a hash of "everything outside F" (plus the machine) and only groups inside one bucket are
-paired; each bucket is then checked exactly, so a hash collision cannot pair unlike groups.
+Never all pairs of groups: two groups are compared on a field (or family of fields) F only when
+all outside F is equal, so groups are bucketed by a hash of it (and the machine) and paired
+inside a bucket, each checked exactly: a hash collision cannot pair unlike groups.
 
 * Single fields: all pairs with different values, except numeric fields (clients, scale, a
   numeric setting) and PostgreSQL releases, which pair neighbouring values only (4→8 clients,
