@@ -166,7 +166,7 @@ def test_kb_check_reports_profiles_claims_and_answers_at_their_lines(tmp_path: P
         "ROOT/data/claims.yaml:6: claims.0.expects.direction: 'down' is not one of: higher, "
         "lower, unchanged\n"
         "ROOT/data/answers.yaml:6: answers.0.families.0: unknown comparison family 'raid' (use "
-        "one of checkpoints, clients, commit-delay, durability, filesystem, machines, memory, "
+        "one of checkpoints, clients, commit-delay, commit-flush, durability, filesystem, machines, memory, "
         "os, other, other-settings, postgres-version, query-mode, raid-level, storage-layout, "
         "tuning-steps, wal-placement, workload, write-cache)\n"
         "ROOT/data/answers.yaml:8: answers.0.why: the mechanism cites [z], which `cites` does "
