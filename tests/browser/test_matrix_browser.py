@@ -162,7 +162,8 @@ def test_one_row_per_configuration_and_each_session_one_click_away(public, brows
         for title, tps in pooled:
             of_sessions = [v for t, v in sessions if t == title and v is not None]
             assert of_sessions, title
-            assert tps == pytest.approx(statistics.median(of_sessions), rel=1e-9), title
+            # data-value holds 7 significant digits
+            assert tps == pytest.approx(statistics.median(of_sessions), rel=1e-6), title
         # One click (by keyboard) opens the sessions' table.
         page.locator("#matrix-by-session > summary").focus()
         page.keyboard.press("Enter")

@@ -108,7 +108,7 @@ def test_no_figure_without_trust_and_every_dash_has_its_reason():
     notes = {n["n"]: n["text"] for n in box["notes"]}
     rows = {r["title"]: dict(zip(metrics, r["cells"], strict=True)) for r in box["rows"]}
     assert rows["config base"]["latency_p95_ms"]["text"] == "2.1"
-    assert rows["config base"]["tps"]["raw"] == "1000.0"
+    assert rows["config base"]["tps"]["raw"] == "1000"
     untrusted = rows["config async"]["latency_p95_ms"]
     assert untrusted["text"] == "—" and untrusted["raw"] == ""
     assert "0 µs" in notes[untrusted["note"]]

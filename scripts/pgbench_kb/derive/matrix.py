@@ -101,7 +101,9 @@ def _cell(value: Any, *, note: int | None = None) -> dict[str, Any]:
     one), ``text`` as the reader reads it, ``note`` the number of its note or None."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return {"value": None, "raw": "", "text": "—", "note": note}
-    cell = {"value": value, "raw": repr(float(value)), "text": fmt.figure(value), "note": note}
+    # Seven significant digits: the page shows four, sorting and the change against a baseline
+    # need no more, and a machine's matrix keeps within its weight (issue 31: 150 KB).
+    cell = {"value": value, "raw": f"{float(value):.7g}", "text": fmt.figure(value), "note": note}
     if 0 < abs(value) < COARSE_BELOW:
         # 0.000003 full-page images a transaction: kept to six decimals by analyze, it has
         # one or two digits, and 0.000004 against it would read as +33%.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from pgbench_kb import numbers as fmt
 from pgbench_kb.runs import setting_words
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
@@ -157,6 +158,16 @@ def _os(run: dict[str, Any]) -> str | None:
     return " ".join(str(v) for v in (os_facts.get("name"), os_facts.get("release")) if v) or None
 
 
+def _emulated_flush(run: dict[str, Any]) -> str | None:
+    """``flush emulated 8 ms`` for a run under an emulated commit flush (issue 30), ``flush
+    native`` for one that measured its flush without emulating it, else None."""
+    flush = _get(run, "storage.flush")
+    if not isinstance(flush, dict):
+        return None
+    target = _get(run, "storage.flush.emulated.target_ms")
+    return f"flush emulated {fmt.figure(float(target))} ms" if target else "flush native"
+
+
 #: What may set runs of one machine apart, in title order: (key, how to write it short).
 DISTINGUISHERS: tuple[tuple[str, Any], ...] = (
     ("build", _patches),
@@ -166,6 +177,7 @@ DISTINGUISHERS: tuple[tuple[str, Any], ...] = (
     ("filesystem", lambda r: _get(r, "storage.data.filesystem")),
     ("wal", lambda r: short_wal(_get(r, "storage.wal"))),
     ("cache", lambda r: short_cache(_get(r, "storage.controller"))),
+    ("flush", lambda r: _emulated_flush(r)),
     ("query_mode", lambda r: f"-M {m}" if (m := _get(r, "benchmark.query_mode")) else None),
     ("scale", lambda r: f"scale {s}" if (s := _get(r, "benchmark.scale")) is not None else None),
     ("profile", lambda r: _get(r, "postgres.settings_profile")),
