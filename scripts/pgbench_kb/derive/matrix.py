@@ -42,6 +42,27 @@ LATENCY_COLUMNS = (("latency_p95_ms", "p95 latency (ms)", "lower"),)
 #: The most rows a machine's page shows (about 1 KB each): past it, the most recently
 #: measured configurations, and the page says how many it leaves to the results explorer.
 MOST_ROWS = 100
+#: Rows of both tables together (a configuration, and each of its sessions when sessions are
+#: pooled): about 1.4 KB each, so that a machine's matrix keeps within 150 KB with what it
+#: loads (issue 31); the development machine had 103 with campaign 2's first session.
+MOST_TABLE_ROWS = 90
+
+
+def _most_recent(
+    configurations: list[list[dict[str, Any]]], pooled: bool
+) -> list[list[dict[str, Any]]]:
+    """The most recently measured configurations (oldest first) within ``MOST_ROWS`` and, when
+    sessions are pooled, ``MOST_TABLE_ROWS`` rows of both tables."""
+    kept: list[list[dict[str, Any]]] = []
+    used = 0
+    for members in sorted(configurations, key=_latest, reverse=True):
+        rows = 1 + (len(members) if pooled else 0)
+        if len(kept) == MOST_ROWS or (kept and used + rows > MOST_TABLE_ROWS):
+            break
+        kept.append(members)
+        used += rows
+    return kept[::-1]
+
 
 #: A figure below this has too few digits (analyze keeps six decimals) for a change against
 #: it to mean anything: the page sets it against no baseline (``data-coarse``).
@@ -234,14 +255,17 @@ def machine_matrix(
     """The page's data for one machine: ``columns``; ``rows``, one per configuration (title,
     what it rests on, its page, its cells); ``sessions``, one row per configuration and
     session; ``notes``; ``total`` (its configurations) and ``total_sessions``: more than the
-    rows when it has over ``MOST_ROWS``, the most recently measured kept."""
+    rows when it has over ``MOST_ROWS`` (or its tables over ``MOST_TABLE_ROWS`` rows), the most
+    recently measured kept."""
     configurations: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for group in groups:
         configurations[configuration_key(group)].append(group)
     total, total_sessions = len(configurations), len(groups)
-    if total > MOST_ROWS:
-        kept = sorted(configurations.values(), key=_latest)[-MOST_ROWS:]
-        groups = [g for members in kept for g in members]
+    pooled = any(len(members) > 1 for members in configurations.values())
+    if total > MOST_ROWS or (pooled and total + total_sessions > MOST_TABLE_ROWS):
+        groups = [
+            g for members in _most_recent(list(configurations.values()), pooled) for g in members
+        ]
     columns = columns_of(groups, untrusted)
     notes = Notes()
     sessions = []
