@@ -40,7 +40,7 @@ help: ## list the targets
 	@echo "    SET=\"k=v …\"   make bench: fields of every run file, e.g. SET=\"storage.data.array.level=raid10\""
 	@echo "    WAL_DIR=DIR   make bench: keep the WAL in DIR (initdb --waldir), on the device to measure"
 	@echo "    SAMPLERS=off  make bench: no per-second OS series, no wait-event samples (docs/harness.md)"
-	@echo "    CONTRIBUTOR=N make bench: who the runs are credited to (default: git config user.name)"
+	@echo "    CONTRIBUTOR=N make bench/campaign: who the runs are credited to (default: git config user.name)"
 	@echo "    BASE=BRANCH   make check: show your changes since BRANCH first (default: origin/main, else main)"
 	@echo "    PORT=N        where make serve listens on 127.0.0.1 (default: $(PORT))"
 	@echo "    TEST_WORKERS=N  make test's parallel workers (default: $(TEST_WORKERS))"
@@ -63,7 +63,7 @@ campaign: setup ## the measurement campaign (docs/campaign.md): each CAMPAIGN pr
 	@for name in $(CAMPAIGN); do \
 	  test -f "scripts/profiles/campaign/$$name.yaml" || { echo "error: CAMPAIGN names '$$name', which is not a campaign profile: give some of $$(cd scripts/profiles/campaign && ls *.yaml | sed 's/\.yaml$$//' | tr '\n' ' ')(e.g. make campaign CAMPAIGN=memory)" >&2; exit 2; }; \
 	done
-	for name in $(CAMPAIGN); do MACHINE="$(MACHINE)" scripts/bench.sh --profile "scripts/profiles/campaign/$$name.yaml"; done
+	for name in $(CAMPAIGN); do MACHINE="$(MACHINE)" CONTRIBUTOR="$(CONTRIBUTOR)" scripts/bench.sh --profile "scripts/profiles/campaign/$$name.yaml"; done
 
 fleet: setup ## run PROFILE on every server of INVENTORY with Ansible; results on a branch (docs/fleet.md)
 	@test -n "$(INVENTORY)" || { echo "error: INVENTORY is not set: make fleet INVENTORY=fleet/inventory.yml (see fleet/inventory.example.yml)" >&2; exit 2; }
