@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from checkkit import good_run, report_of, write
 
 STEAL = {
@@ -85,3 +87,26 @@ def test_a_rerun_must_take_the_index_of_the_run_it_replaces(project: Path) -> No
         line.startswith("data/runs/t2-again.yaml:") and "repeat.design.rerun_of" in line
         for line in found
     ), found
+
+
+def test_a_disturbed_run_makes_its_group_neither_noisy_nor_an_outlier(project: Path) -> None:
+    """Bug: the flush-tracer session's groups were warned "noisy" over 10 runs and their
+    disturbed runs named outliers, though disturbed runs feed no group (their own warning says
+    they were measured on a busy machine)."""
+    tps = good_run()["results"]["tps"]
+    paths = [
+        _set_tps(_trial(project, "t1", 1, STEAL), tps * 0.6),
+        _trial(project, "t2", 2, QUIET),
+        _trial(project, "t1-again", 1, QUIET, rerun_of="t1"),
+    ]
+    report = report_of(project, *paths)
+    assert "busy machine" in report
+    assert "noisy repeats" not in report and "outlier" not in report, report
+
+
+def _set_tps(path: Path, tps: float) -> Path:
+    """The run file at ``path`` with its tps changed (a slower, disturbed trial)."""
+    run = yaml.safe_load(path.read_text(encoding="utf-8"))
+    run["results"]["tps"] = tps
+    path.write_text(yaml.safe_dump(run, sort_keys=False), encoding="utf-8")
+    return path

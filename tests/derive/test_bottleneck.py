@@ -123,6 +123,23 @@ def test_flush_line_names_the_tool_and_method_or_the_emulation():
         "WAL flush emulated: 2 ms by strace-inject, 1.75 ms added to each; the device itself: "
         "0.251 ms (pg_test_fsync, fdatasync)"
     )
+    emulated["storage"]["flush"]["emulated"]["measured_ms"] = 2.33
+    assert bottleneck.flush_line(bottleneck.flush_facts(emulated)) == (
+        "WAL flush emulated: 2 ms by strace-inject, 1.75 ms added to each; 2.33 ms measured "
+        "under it; the device itself: 0.251 ms (pg_test_fsync, fdatasync)"
+    )
+    traced = copy.deepcopy(run)
+    traced["storage"]["flush"]["emulated"] = {
+        "method": "strace-inject",
+        "added_us": 0,
+        "target_ms": None,
+        "traced_only": True,
+        "measured_ms": 0.183,
+    }
+    assert bottleneck.flush_line(bottleneck.flush_facts(traced)) == (
+        "WAL flush traced by strace-inject with no delay added; 0.183 ms measured under it; "
+        "the device itself: 0.251 ms (pg_test_fsync, fdatasync)"
+    )
     eight_k = copy.deepcopy(run)
     eight_k["storage"]["flush"]["wal"]["sync_method_ms"] = None
     assert bottleneck.flush_line(bottleneck.flush_facts(eight_k)) == (
@@ -240,15 +257,17 @@ def test_flush_of_a_machine_is_counted_once_per_bench_session():
         }
         return {"machine": machine, "evidence": {"flush": flush}}
 
+    # Two runs of one session share its fingerprint; two sessions of one day are two.
     rows = [
-        row("m", "2026-11-27", 0.251),
-        row("m", "2026-11-27", 0.251),
-        row("m", "2026-11-28", 0.27),
+        row("m", "2026-11-27T01:42:10Z", 0.251),
+        row("m", "2026-11-27T01:42:10Z", 0.251),
+        row("m", "2026-11-28T06:46:02Z", 0.27),
+        row("m", "2026-11-28T09:54:19Z", 0.151),
         {"machine": "old", "recorded_at": "2006-06-01"},
     ]
     assert hardware.flush_lines(rows) == {
         "m": [
-            "WAL flush 0.251 to 0.27 ms (pg_test_fsync, fdatasync) on /dev/vda1: 2 bench "
+            "WAL flush 0.151 to 0.27 ms (pg_test_fsync, fdatasync) on /dev/vda1: 3 bench "
             "sessions, 2026-11-27 to 2026-11-28"
         ]
     }

@@ -43,6 +43,25 @@ def test_the_summary_says_which_repeats_are_too_noisy_and_what_to_do():
     assert "noisy:" not in ui.summary_text(quiet)
 
 
+def test_the_summary_leaves_disturbed_trials_out_and_names_the_flush_level():
+    """Bug: the flush-tracer bench's summary counted its 13 disturbed trials in n and in the
+    spread (three of four rows "noisy"), and its native and traced rows both read "profile"."""
+    native = [_run(2000), _run(2010), _run(1990)]
+    disturbed = {**_run(1200), "machine_load": {"disturbed": True}}
+    traced = [_run(2050, "g2"), _run(2040, "g2")]
+    for run in traced:
+        run["storage"] = {"flush": {"emulated": {"target_ms": None, "traced_only": True}}}
+    slow = _run(190, "g3")
+    slow["storage"] = {"flush": {"emulated": {"target_ms": 8.0, "traced_only": False}}}
+    text = ui.summary_text([*native, disturbed, *traced, slow])
+    rows = text.splitlines()
+    assert rows[2].split()[4:7] == ["defaults", "3", "2000.0"]
+    assert "defaults, flush traced" in rows[3] and "defaults, flush 8 ms" in rows[4]
+    assert "left out: 1 disturbed trial(s)" in text
+    assert "noisy:" not in text
+    assert "left out" not in ui.summary_text(native)
+
+
 def test_the_summary_is_kept_in_a_file(tmp_path):
     """Bug: the end-of-bench summary table existed only on the terminal."""
     import yaml

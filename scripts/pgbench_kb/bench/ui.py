@@ -199,8 +199,24 @@ def _fmt(value: float | None, pattern: str = "{:.1f}") -> str:
     return "—" if value is None else pattern.format(value)
 
 
+def _disturbed(run: dict[str, Any]) -> bool:
+    return _get(run, "machine_load.disturbed") is True
+
+
+def _flush_level(run: dict[str, Any]) -> str | None:
+    """``flush 8 ms`` or ``flush traced`` for a trial under the emulated flush (profile key
+    flush_ms), else None: such trials share a settings profile, so the name alone would not
+    tell the rows apart."""
+    target = _get(run, "storage.flush.emulated.target_ms")
+    if isinstance(target, int | float):
+        return f"flush {target:g} ms"
+    return "flush traced" if _get(run, "storage.flush.emulated.traced_only") is True else None
+
+
 def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
-    """One row per configuration (repeat group), in the order the groups first appear."""
+    """One row per configuration (repeat group), in the order the groups first appear; a
+    disturbed trial (``machine_load.disturbed``) is left out of its row's figures, as it is
+    left out of every group (``disturbed_note`` counts them)."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         key = _get(run, "repeat.group") or str(run.get("id"))
@@ -222,8 +238,9 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
     ]
     # Several server builds in one bench: the version goes with the settings set.
     versions = {_get(r, "postgres.version") for r in runs}
-    for members in groups.values():
-        first = members[0]
+    for every in groups.values():
+        first = every[0]
+        members = [r for r in every if not _disturbed(r)]
         tps = [t for t in (_get(r, "results.tps") for r in members) if isinstance(t, int | float)]
         lat = [
             v
@@ -241,6 +258,8 @@ def summary_rows(runs: Sequence[dict[str, Any]]) -> list[list[str]]:
             spread = (max(tps) - min(tps)) / median * 100
         cv = coefficient_of_variation(tps)
         settings = _get(first, "postgres.settings_profile") or "—"
+        if flush := _flush_level(first):
+            settings = f"{settings}, {flush}"
         if len(versions) > 1:
             settings = f"{settings} on {_get(first, 'postgres.version') or '?'}"
         rows.append(
@@ -299,13 +318,27 @@ def format_table(rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def disturbed_note(runs: Sequence[dict[str, Any]]) -> str:
+    """How many trials the figures leave out as disturbed; empty when none was."""
+    count = sum(1 for run in runs if _disturbed(run))
+    if not count:
+        return ""
+    return (
+        f"left out: {count} disturbed trial(s) (other processes or the host's steal over the "
+        "limits, docs/harness.md); n counts the quiet ones, and the disturbed run files are "
+        "kept, marked, out of every group\n"
+    )
+
+
 def summary_text(runs: Sequence[dict[str, Any]]) -> str:
-    """The table, its legend and (when there is any) the advice on noisy repeats."""
+    """The table, its legend, the disturbed trials left out and (when there is any) the advice
+    on noisy repeats."""
     rows = summary_rows(runs)
     return (
         format_table(rows)
         + "spread: half the range of the repeats, in percent of the median; cv: their "
         + "coefficient of variation\n"
+        + disturbed_note(runs)
         + noise_advice(rows)
     )
 

@@ -51,16 +51,23 @@ def left_out_of_answers(comparison: dict[str, Any]) -> bool:
 
 #: The emulated commit flush a comparison's two sides share (none: the device's own).
 EMULATED_FLUSH = "storage.flush.emulated.target_ms"
+#: Both sides under the tracer with no added delay (flush_ms native-traced): not native.
+TRACED_ONLY = "storage.flush.emulated.traced_only"
 
 
 def _at_flush(comparison: dict[str, Any], flush: Any) -> bool:
-    """Whether a comparison ran at a set's ``flush``: ``native`` (no emulated flush on either
-    side) or an emulated target in ms held equal; any comparison without the key."""
+    """Whether a comparison ran at a set's ``flush``: ``native`` (no emulated flush nor tracer on
+    either side) or an emulated target in ms held equal; any comparison without the key."""
     if flush is None:
         return True
-    held = (comparison.get("held_equal") or {}).get(EMULATED_FLUSH)
+    held_equal = comparison.get("held_equal") or {}
+    held = held_equal.get(EMULATED_FLUSH)
     if flush == "native":
-        return held is None and not str(comparison.get("factor", "")).startswith("storage.flush")
+        return (
+            held is None
+            and not held_equal.get(TRACED_ONLY)
+            and not str(comparison.get("factor", "")).startswith("storage.flush")
+        )
     return held is not None and float(held) == float(flush)
 
 

@@ -195,18 +195,23 @@ def flush_facts(run: dict[str, Any]) -> dict[str, Any] | None:
         "device": wal.get("device"),
         "data_device": data.get("device"),
         "data_ms": _number(data.get("sync_method_ms")),
-        "measured_at": str(flush.get("measured_at") or "")[:10] or None,
+        # When the fingerprint ran: one per bench session, so it tells sessions apart.
+        "measured_at": str(flush.get("measured_at") or "") or None,
         "emulated_ms": _number((emulated or {}).get("target_ms")),
         "emulated_method": (emulated or {}).get("method"),
         "added_ms": (
             added / 1000 if (added := _number((emulated or {}).get("added_us"))) else None
         ),
+        # pg_test_fsync under the tracer, as the server's flushes ran (the level reached).
+        "emulated_measured_ms": _number((emulated or {}).get("measured_ms")),
+        "traced_only": bool((emulated or {}).get("traced_only")),
     }
 
 
 def flush_line(facts: dict[str, Any] | None) -> str | None:
     """``WAL flush 0.25 ms here (pg_test_fsync, fdatasync)``; with ``emulated: 2 ms`` first
-    when the harness slowed every flush down on purpose."""
+    when the harness slowed every flush down on purpose (and the flush measured under it), or
+    ``traced`` when the server ran under the tracer with no delay added."""
     if not facts:
         return None
     if facts["how"] == "sync_method":
@@ -214,11 +219,15 @@ def flush_line(facts: dict[str, Any] | None) -> str | None:
     else:
         how = "an 8 kB write and fdatasync"
     measured = f"{fmt.ms(facts['ms'])} ({how})"
+    reached = facts.get("emulated_measured_ms")
+    under = f"; {fmt.ms(reached)} measured under it" if reached is not None else ""
+    by = f" by {facts['emulated_method']}" if facts["emulated_method"] else ""
     if facts["emulated_ms"] is not None:
         added = f", {fmt.ms(facts['added_ms'])} added to each" if facts["added_ms"] else ""
-        by = f" by {facts['emulated_method']}" if facts["emulated_method"] else ""
-        return f"WAL flush emulated: {fmt.ms(facts['emulated_ms'])}{by}{added}; the device " \
-            f"itself: {measured}"  # fmt: skip
+        return f"WAL flush emulated: {fmt.ms(facts['emulated_ms'])}{by}{added}{under}; the " \
+            f"device itself: {measured}"  # fmt: skip
+    if facts.get("traced_only"):
+        return f"WAL flush traced{by} with no delay added{under}; the device itself: {measured}"
     line = f"WAL flush {fmt.ms(facts['ms'])} here ({how})"
     if (
         facts["data_ms"] is not None

@@ -111,13 +111,13 @@ def flush_lines(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     found = {}
     for machine, kinds in sorted(sessions.items()):
         lines = []
-        for (device, tool, method, how), by_day in sorted(kinds.items(), key=str):
-            values = sorted(by_day.values())
+        for (device, tool, method, how), by_session in sorted(kinds.items(), key=str):
+            values = sorted(by_session.values())
             low, high = fmt.ms(values[0]), fmt.ms(values[-1])
             figure = low if low == high else f"{fmt.figure(values[0])} to {high}"
             what = ", ".join(str(p) for p in (tool, method) if p) if how == "sync_method" \
                 else "an 8 kB write and fdatasync"  # fmt: skip
-            days = sorted(by_day)
+            days = sorted({when[:10] for when in by_session})
             when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
             where = device or "the WAL directory's device"
             lines.append(

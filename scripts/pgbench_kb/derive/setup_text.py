@@ -159,11 +159,15 @@ def _os(run: dict[str, Any]) -> str | None:
 
 
 def _emulated_flush(run: dict[str, Any]) -> str | None:
-    """``flush emulated 8 ms`` for a run under an emulated commit flush (issue 30), else None:
+    """``flush emulated 8 ms`` for a run under an emulated commit flush (issue 30), ``flush
+    traced, no delay`` for one under the tracer alone, else None:
     the device's own flush is not a configuration of its own (runs that measured it and runs
     that did not are the same configuration)."""
     target = _get(run, "storage.flush.emulated.target_ms")
-    return f"flush emulated {fmt.figure(float(target))} ms" if target else None
+    if target:
+        return f"flush emulated {fmt.figure(float(target))} ms"
+    # flush_ms native-traced: the device's own flush, under the tracer with no added delay.
+    return "flush traced, no delay" if _get(run, "storage.flush.emulated.traced_only") else None
 
 
 #: What may set runs of one machine apart, in title order: (key, how to write it short).

@@ -57,7 +57,8 @@ def across_runs(summaries: Sequence[RunSummary]) -> list[Finding]:
             groups[s.group].append(s)
     for group, members in groups.items():
         findings += _membership(group, members)
-        findings += _group_findings(group, members)
+        # Disturbed runs feed no group (their own warning says so): the noise is the quiet ones'.
+        findings += _group_findings(group, [m for m in members if not m.disturbed])
     return findings
 
 
