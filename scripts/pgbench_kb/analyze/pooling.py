@@ -121,16 +121,41 @@ def known_tau2(
     return Pooled(mu, se, used, tau2, mu - half, mu + half, method)
 
 
-def _pair_key(c: dict[str, Any], configuration: dict[str, str] | None) -> str:
-    """The same pair of configurations on the same machine, whatever session: each side's
-    configuration (``configuration``: group id → machine and every factor, as
-    ``sessions.configuration`` gives it), the metric and the kind; without ``configuration``,
-    the machine, factor, both sides' values and the fields held equal."""
+def _sides(c: dict[str, Any], configuration: dict[str, str] | None) -> tuple[str, str]:
+    """A comparison's two sides as text: each group's configuration, or each side's value."""
     if configuration is not None:
-        sides = [configuration.get(c["a"]["group"]), configuration.get(c["b"]["group"])]
-    else:
-        sides = [c["machine"], c["factor"], c["a"]["value"], c["b"]["value"], c.get("held_equal")]
-    return json.dumps([*sides, c.get("metric", "tps"), c.get("kind")], sort_keys=True, default=str)
+        return str(configuration.get(c["a"]["group"])), str(configuration.get(c["b"]["group"]))
+    a, b = (json.dumps(c[s]["value"], sort_keys=True, default=str) for s in ("a", "b"))
+    return a, b
+
+
+def _pair_key(c: dict[str, Any], configuration: dict[str, str] | None) -> str:
+    """The same pair of configurations on the same machine, whatever session and whichever
+    way round: each side's configuration (``configuration``: group id → machine and every
+    factor, as ``sessions.configuration`` gives it), the metric and the kind; without
+    ``configuration``, the machine, factor, both sides' values and the fields held equal.
+
+    Either way round, because a pair whose values have no natural order is oriented by its
+    centres (``pairs.orient``): when the difference is small its sides swap from one session
+    to the next, and keyed by order those sessions would never pool (the flush-tracer's
+    native and traced arms did exactly that)."""
+    rest = [] if configuration is not None else [c["machine"], c["factor"], c.get("held_equal")]
+    sides = sorted(_sides(c, configuration))
+    return json.dumps(
+        [*rest, sides, c.get("metric", "tps"), c.get("kind")], sort_keys=True, default=str
+    )
+
+
+def _as_first(
+    c: dict[str, Any], first: dict[str, Any], configuration: dict[str, str] | None
+) -> dict[str, Any]:
+    """``c`` read the way ``first`` reads: when its sides are the other way round, A and B
+    swapped, its log ratio negated and its change turned (B over A becomes A over B)."""
+    if _sides(c, configuration) == _sides(first, configuration):
+        return c
+    test = {**c["test"], "log_ratio": -float(c["test"]["log_ratio"])}
+    change = round((100 / (100 + float(c["change_pct"])) - 1) * 100, 2)
+    return {**c, "a": c["b"], "b": c["a"], "test": test, "change_pct": change}
 
 
 def _inside_bench_session(c: dict[str, Any]) -> bool:
@@ -181,6 +206,7 @@ def pooled_of(
         if len(sessions) < 2:
             continue
         members.sort(key=lambda c: c["sessions"]["a"])
+        members = [_as_first(c, members[0], configuration) for c in members]
         found = _pool(members)
         if found is None:
             continue
