@@ -104,6 +104,14 @@ def test_a_disturbed_run_makes_its_group_neither_noisy_nor_an_outlier(project: P
     assert "noisy repeats" not in report and "outlier" not in report, report
 
 
+def test_a_group_whose_every_run_was_disturbed_is_checked_without_a_crash(project: Path) -> None:
+    """Bug: a `make bench` on a host with high steal left groups of disturbed runs only, and
+    `kb check` (so `make site`) stopped with an IndexError traceback."""
+    paths = [_trial(project, "t1", 1, STEAL), _trial(project, "t2", 2, STEAL)]
+    report = report_of(project, *paths)
+    assert "busy machine" in report and "Traceback" not in report, report
+
+
 def _set_tps(path: Path, tps: float) -> Path:
     """The run file at ``path`` with its tps changed (a slower, disturbed trial)."""
     run = yaml.safe_load(path.read_text(encoding="utf-8"))

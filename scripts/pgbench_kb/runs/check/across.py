@@ -190,8 +190,8 @@ SESSION_FIELDS = (
 
 def _group_findings(group: str, members: list[RunSummary]) -> list[Finding]:
     values = [m.tps for m in members if m.tps is not None]
-    if len(values) != len(members):
-        return []
+    if not members or len(values) != len(members):
+        return []  # every run of it disturbed, or a run without tps: nothing to judge
     findings = []
     cv = variation(values)
     first = members[0]
