@@ -3,6 +3,7 @@
 import pytest
 
 from pgbench_kb.analyze.factors import kind_of, label
+from pgbench_kb.analyze.grids import words
 
 
 @pytest.mark.parametrize(
@@ -26,3 +27,23 @@ def test_a_sessions_measured_flush_never_splits_or_confounds_a_comparison(path):
 def test_the_emulated_flush_level_is_a_factor_with_a_readers_name(path):
     assert kind_of(path) == "factor"
     assert "flush" in label(path) and "storage." not in label(path)
+
+
+@pytest.mark.parametrize(
+    ("target", "traced", "said"),
+    [
+        (2.0, False, "an emulated 2 ms flush"),
+        (None, True, "the device's own flush under the tracer"),
+        (None, None, "the device's own flush"),
+    ],
+)
+def test_a_flush_level_reads_as_one_level_in_a_grids_sentence(target, traced, said):
+    """Bug: the commit-flush grid read "with flush emulation unset, emulated flush latency (ms)
+    unset, flush traced without delay unset, tps fell 29.3%" (and "… no" for a boolean)."""
+    emulated = "storage.flush.emulated."
+    value = {
+        emulated + "method": None if traced is None else "strace-inject",
+        emulated + "target_ms": target,
+        emulated + "traced_only": traced,
+    }
+    assert words(value, "+".join(value)) == said

@@ -118,8 +118,29 @@ def value_of(g: Group, factor: str) -> Any:
     return {p: g.factors.get(p) for p in fields}
 
 
+#: The fields of an emulated commit flush (profile key flush_ms), said as one level.
+EMULATED = "storage.flush.emulated."
+
+
+def _flush_words(value: dict[str, Any]) -> str | None:
+    """``an emulated 2 ms flush``, ``the device's own flush under the tracer`` or ``the
+    device's own flush`` for a value made of the emulated flush's fields, else None (field by
+    field, its method, target and tracer flag read as "flush emulation unset, emulated flush
+    latency (ms) unset, flush traced without delay unset")."""
+    if not value or not all(str(p).startswith(EMULATED) for p in value):
+        return None
+    target = value.get(EMULATED + "target_ms")
+    if target is not None:
+        return f"an emulated {value_text(target, EMULATED + 'target_ms')} ms flush"
+    if value.get(EMULATED + "traced_only"):
+        return "the device's own flush under the tracer"
+    return "the device's own flush"
+
+
 def words(value: Any, factor: str) -> str:
     if isinstance(value, dict):
+        if (flush := _flush_words(value)) is not None:
+            return flush
         return ", ".join(f"{label(p)} {value_text(v, p)}" for p, v in value.items())
     return value_text(value, factor)
 
