@@ -69,10 +69,14 @@ def test_campaign_refuses_a_profile_it_does_not_have_before_running_any():
     assert "bench.sh" not in done.stdout  # nothing ran, not even the valid one before it
 
 
-def test_campaign_runs_each_profile_in_turn_with_the_machine():
-    done = make("-n", "campaign", "CAMPAIGN=memory checkpoints", "MACHINE=box")
+def test_campaign_runs_each_profile_in_turn_with_the_machine_and_contributor():
+    """Bug: make campaign did not pass CONTRIBUTOR on, so campaign runs were credited to the
+    git user whatever the operator declared."""
+    done = make(
+        "-n", "campaign", "CAMPAIGN=memory checkpoints", "MACHINE=box", "CONTRIBUTOR=Ann Lee"
+    )
     assert done.returncode == 0, done.stderr
     assert (
-        'for name in memory checkpoints; do MACHINE="box" scripts/bench.sh --profile '
-        '"scripts/profiles/campaign/$name.yaml"; done' in done.stdout
+        'for name in memory checkpoints; do MACHINE="box" CONTRIBUTOR="Ann Lee" scripts/bench.sh '
+        '--profile "scripts/profiles/campaign/$name.yaml"; done' in done.stdout
     )

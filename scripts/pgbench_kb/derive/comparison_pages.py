@@ -32,9 +32,12 @@ OVERLAYS_A_PAGE = 3
 #: A page with more verdicts than this lists each in one row of a table (what was compared,
 #: each side's centre and runs, the change, its interval and the verdict) instead of in full:
 #: 216 runs of one imported machine gave 100-200 verdicts a page, 25,000-40,000 px tall at
-#: 1280 px in full (tests/browser/test_comparison_pages_glance.py allows 15,000). The figures
-#: behind each row are on its two configurations' pages, which the row links.
-COMPACT_FROM = 24
+#: 1280 px in full (tests/browser/test_comparison_pages_glance.py allows 15,000). A full
+#: section, with its per-transaction costs and waits, is 550-860 px at 1280 px: 18 of them
+#: made the commit-flush page 16,835 px once the flush-tracer sessions were in (November 28),
+#: and pages of 18-20 stood at 12,600-13,300 px. The figures behind each row are on its two
+#: configurations' pages, which the row links.
+COMPACT_FROM = 14
 #: ... where the first this many findings are shown, the rest and the interactions folded.
 FINDINGS_SHOWN = 3
 
