@@ -19,6 +19,8 @@ from pgbench_kb.derive.writer import Site
 
 #: A family with more comparisons than this gets one page per machine.
 SPLIT_FROM = 100
+#: ... and so does a family whose verdicts, from several machines, are more than this.
+SPLIT_VERDICTS_FROM = 24
 #: The curves page loads a chart per curve and two per machine's overlay (6-8 KB each): with
 #: more curves than this from several machines it gets one page per machine, so that no page
 #: loads more than 150 KB (tests/browser/test_comparison_pages_glance.py; 11 curves of 4

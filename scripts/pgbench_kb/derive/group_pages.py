@@ -15,8 +15,8 @@ from pgbench_kb.derive import (
     series_pages,
 )
 from pgbench_kb.derive.comparison_pages import (
-    COMPACT_FROM,
     SPLIT_FROM,
+    SPLIT_VERDICTS_FROM,
     comparison_shown,
     latency_shown,
     write_comparison_pages,
@@ -135,14 +135,14 @@ def place_knowledge(
             sizes[family] += 1
             verdicts[family] += comparison.get("verdict") != "not_comparable"
             machines[family].add(str(comparison.get("machine")))
-    # A family splits per machine when it is large, or when its verdicts would make one page
-    # compact though they come from several machines: each machine's then reads in full
-    # unless it alone has many.
+    # A family splits per machine when it is large, or when its verdicts from several
+    # machines are many: each machine's page then reads in full unless it alone has more
+    # than COMPACT_FROM.
     split = {
         family
         for family in sizes
         if sizes[family] > SPLIT_FROM
-        or (verdicts[family] > COMPACT_FROM and len(machines[family]) > 1)
+        or (verdicts[family] > SPLIT_VERDICTS_FROM and len(machines[family]) > 1)
     }
     families: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for comparison, family in zip(comparisons, family_of, strict=True):
