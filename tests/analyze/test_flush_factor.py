@@ -2,6 +2,7 @@
 
 import pytest
 
+from pgbench_kb.analyze.describe import storage
 from pgbench_kb.analyze.factors import kind_of, label
 from pgbench_kb.analyze.grids import words
 
@@ -47,3 +48,21 @@ def test_a_flush_level_reads_as_one_level_in_a_grids_sentence(target, traced, sa
         emulated + "traced_only": traced,
     }
     assert words(value, "+".join(value)) == said
+
+
+def test_a_storage_layout_names_its_emulated_flush():
+    """Bug: the commit-flush page's findings read "storage layout: single virtual disk; ext4;
+    WAL with data → single virtual disk; ext4; WAL with data: tps 214.7% higher", both sides
+    alike, because the emulated flush that differed was not part of the words."""
+    disk = {
+        "storage.data.array.level": "single",
+        "storage.data.array.disks": 1,
+        "storage.data.array.media": "virtual",
+        "storage.data.filesystem": "ext4",
+        "storage.wal.placement": "with-data",
+    }
+    slow = {**disk, "storage.flush.emulated.target_ms": 8.0}
+    traced = {**disk, "storage.flush.emulated.traced_only": True}
+    assert storage(disk) == "single virtual disk; ext4; WAL with data"
+    assert storage(slow) == "single virtual disk; ext4; WAL with data; flush emulated 8 ms"
+    assert storage(traced).endswith("; flush traced, no delay")

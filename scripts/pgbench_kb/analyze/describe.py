@@ -34,7 +34,8 @@ def _array(f: dict[str, Any], prefix: str) -> str | None:
 
 
 def storage(f: dict[str, Any]) -> str | None:
-    """``RAID1+0, 4× HDD 15k rpm; ext3; WAL on RAID1, 2× HDD 10k rpm; battery-backed cache``."""
+    """``RAID1+0, 4× HDD 15k rpm; ext3; WAL on RAID1, 2× HDD 10k rpm; battery-backed cache``,
+    with ``flush emulated 8 ms`` or ``flush traced, no delay`` last when the harness set one."""
     parts = []
     data = _array(f, "storage.data.array")
     if data:
@@ -53,6 +54,13 @@ def storage(f: dict[str, Any]) -> str | None:
         parts.append("battery-backed write cache" if battery else "write-back cache")
     elif cache in ("disabled", "write-through"):
         parts.append("controller write cache off")
+    # The emulated commit flush (profile key flush_ms) is part of what the storage did: two
+    # runs on one disk at 8 ms and at the device's own flush read alike without it.
+    target = f.get("storage.flush.emulated.target_ms")
+    if target is not None:
+        parts.append(f"flush emulated {value_text(target)} ms")
+    elif f.get("storage.flush.emulated.traced_only"):
+        parts.append("flush traced, no delay")
     return "; ".join(parts) or None
 
 
