@@ -56,12 +56,20 @@ def storage(f: dict[str, Any]) -> str | None:
         parts.append("controller write cache off")
     # The emulated commit flush (profile key flush_ms) is part of what the storage did: two
     # runs on one disk at 8 ms and at the device's own flush read alike without it.
-    target = f.get("storage.flush.emulated.target_ms")
-    if target is not None:
-        parts.append(f"flush emulated {value_text(target)} ms")
-    elif f.get("storage.flush.emulated.traced_only"):
-        parts.append("flush traced, no delay")
+    flush = flush_level(
+        f.get("storage.flush.emulated.target_ms"), f.get("storage.flush.emulated.traced_only")
+    )
+    if flush:
+        parts.append(flush)
     return "; ".join(parts) or None
+
+
+def flush_level(target_ms: Any, traced_only: Any) -> str | None:
+    """``flush emulated 8 ms``, ``flush traced, no delay`` (flush_ms native-traced) or None
+    (the device's own flush): the words titles and storage layouts share."""
+    if target_ms:
+        return f"flush emulated {value_text(float(target_ms))} ms"
+    return "flush traced, no delay" if traced_only else None
 
 
 def settings(f: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pgbench_kb import numbers as fmt
+from pgbench_kb.analyze.describe import flush_level
 from pgbench_kb.runs import setting_words
 from pgbench_kb.runs.vocabulary import LEVEL_NAMES, MEDIA_NAMES
 
@@ -163,11 +163,10 @@ def _emulated_flush(run: dict[str, Any]) -> str | None:
     traced, no delay`` for one under the tracer alone, else None:
     the device's own flush is not a configuration of its own (runs that measured it and runs
     that did not are the same configuration)."""
-    target = _get(run, "storage.flush.emulated.target_ms")
-    if target:
-        return f"flush emulated {fmt.figure(float(target))} ms"
-    # flush_ms native-traced: the device's own flush, under the tracer with no added delay.
-    return "flush traced, no delay" if _get(run, "storage.flush.emulated.traced_only") else None
+    return flush_level(
+        _get(run, "storage.flush.emulated.target_ms"),
+        _get(run, "storage.flush.emulated.traced_only"),
+    )
 
 
 #: What may set runs of one machine apart, in title order: (key, how to write it short).
